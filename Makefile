@@ -1,0 +1,39 @@
+# Developer and CI entry points. `make install` is idempotent: it reinstalls only
+# when a pyproject changed since the last install (tracked by a stamp in .venv).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.akgentic-installed
+PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
+PYPROJECTS := pyproject.toml $(wildcard plugins/*/pyproject.toml)
+
+.PHONY: install demo test lint typecheck pytest bench clean
+
+install: $(STAMP)
+
+$(STAMP): $(PYPROJECTS) Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]' $(foreach d,$(PLUGIN_DIRS),-e '$(d)[dev]')
+	touch $(STAMP)
+
+demo: install
+	$(BIN)/python -m akgentic.cli demo
+
+lint: install
+	$(BIN)/ruff check akgentic tests plugins bench examples
+
+typecheck: install
+	$(BIN)/mypy akgentic tests $(wildcard bench/*.py)
+	set -e; for d in $(PLUGIN_DIRS); do $(BIN)/mypy $$d; done
+
+pytest: install
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: install
+	set -e; for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache

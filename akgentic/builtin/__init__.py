@@ -1,0 +1,1 @@
+"""Built-in plugins: shipped with the kernel, registered through the same hooks as any plugin."""

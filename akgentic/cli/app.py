@@ -1,0 +1,43 @@
+"""Assembly of the root Typer application."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from akgentic.cli.plugins_cmd import plugins_command
+from akgentic.plugins import PluginError, get_host
+
+__all__ = ["build_app", "main"]
+
+
+def build_app() -> typer.Typer:
+    """The root application with kernel commands and every plugin's commands."""
+    app = typer.Typer(
+        name="akgentic",
+        help="Run and manage akgentic agent teams.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    app.command("plugins")(plugins_command)
+
+    @app.command("demo")
+    def demo() -> None:
+        """Run the demo job (for now: list the installed plugins)."""
+        plugins_command(as_json=False)
+
+    get_host().registry.extend_cli(app)
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``akgentic`` console script."""
+    try:
+        app = build_app()
+    except PluginError as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        sys.exit(1)
+    app(args=argv, prog_name="akgentic")

@@ -1,0 +1,247 @@
+"""The reference of every akgentic extension point.
+
+Each function below is a pluggy hook specification of the ``akgentic`` project.
+A plugin is a module (named by an entry point in the ``akgentic`` group) that
+defines functions with the same names, decorated with
+``from akgentic.plugins import hookimpl``. A plugin implements only the hooks it
+needs, and may declare fewer parameters than the specification.
+
+Registration hooks take no argument and return an iterable of typed records
+(:mod:`akgentic.plugins.specs`). The host calls every implementation, flattens
+the results into one name -> record map per kind and raises
+:class:`~akgentic.plugins.errors.DuplicatePluginNameError` when two plugins claim
+the same name. They are called once per process, when the kind is first needed
+(never per actor message), so they should only *describe* things: import
+heavy optional libraries inside the factories they return, not at module top.
+
+The docs' hook reference is generated from these docstrings, and a test fails
+when a hook lacks one of its sections (Purpose, Parameters, Results, Example).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from akgentic.plugins.markers import hookspec
+from akgentic.plugins.specs import (
+    AgentClassSpec,
+    EmbedderSpec,
+    EventStoreSpec,
+    MessageTypeSpec,
+    SandboxBackendSpec,
+    ToolCardSpec,
+    VectorBackendSpec,
+)
+
+if TYPE_CHECKING:
+    import typer
+
+__all__ = [
+    "akgentic_agent_classes",
+    "akgentic_cli",
+    "akgentic_embedders",
+    "akgentic_event_stores",
+    "akgentic_message_types",
+    "akgentic_sandbox_backends",
+    "akgentic_tool_cards",
+    "akgentic_vector_backends",
+]
+
+
+@hookspec
+def akgentic_tool_cards() -> Iterable[ToolCardSpec]:  # type: ignore[empty-body]
+    """Contribute tool cards.
+
+    Purpose:
+        Make ToolCard subclasses addressable by a registered name, so a team
+        card can say ``- card: shout`` and a serialized card can be loaded back.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; the records are flattened into one
+        map keyed by ``ToolCardSpec.name``. Two plugins returning the same name
+        is an error naming both.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_tool_cards():
+                return [ToolCardSpec(name="shout", card=ShoutTool)]
+    """
+
+
+@hookspec
+def akgentic_event_stores() -> Iterable[EventStoreSpec]:  # type: ignore[empty-body]
+    """Contribute event stores, selected by the scheme of a store URL.
+
+    Purpose:
+        Let ``--store postgresql://...`` or ``AKGENTIC_STORE=yaml:///teams``
+        open a store provided by any installed plugin.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map
+        keyed by name, and each URL scheme maps to exactly one store (a scheme
+        claimed twice is an error naming both plugins).
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_event_stores():
+                return [EventStoreSpec(name="postgres", schemes=("postgresql", "postgres"),
+                                       open=open_postgres_store, init=init_schema)]
+    """
+
+
+@hookspec
+def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:  # type: ignore[empty-body]
+    """Contribute vector backends.
+
+    Purpose:
+        Provide the storage behind vector-store params (``backend: qdrant``).
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map keyed
+        by name; a duplicate name is an error naming both plugins.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_vector_backends():
+                return [VectorBackendSpec(name="qdrant", factory=make_qdrant_backend)]
+    """
+
+
+@hookspec
+def akgentic_sandbox_backends() -> Iterable[SandboxBackendSpec]:  # type: ignore[empty-body]
+    """Contribute sandbox backends that run commands for tools.
+
+    Purpose:
+        Provide isolated command execution (bubblewrap, Docker, ...).
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map keyed
+        by name; a duplicate name is an error naming both plugins.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_sandbox_backends():
+                return [SandboxBackendSpec(name="bwrap", factory=BwrapBackend,
+                                           available=bwrap_on_path)]
+    """
+
+
+@hookspec
+def akgentic_embedders() -> Iterable[EmbedderSpec]:  # type: ignore[empty-body]
+    """Contribute embedding providers for vector search.
+
+    Purpose:
+        Turn text into vectors for the vector backends.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map keyed
+        by name; a duplicate name is an error naming both plugins.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_embedders():
+                return [EmbedderSpec(name="hashing", factory=HashingEmbedder, dimensions=256)]
+    """
+
+
+@hookspec
+def akgentic_agent_classes() -> Iterable[AgentClassSpec]:  # type: ignore[empty-body]
+    """Contribute agent classes that team cards can name.
+
+    Purpose:
+        Let a YAML team card say ``agent_class: reviewer`` instead of a dotted
+        import path, and list the agent kinds a installation offers.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map keyed
+        by name; a duplicate name is an error naming both plugins.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_agent_classes():
+                return [AgentClassSpec(name="reviewer", agent_class=ReviewerAgent)]
+    """
+
+
+@hookspec
+def akgentic_message_types() -> Iterable[MessageTypeSpec]:  # type: ignore[empty-body]
+    """Contribute message and event classes that may appear in stored logs.
+
+    Purpose:
+        Declare the persisted types a plugin writes, with the former dotted
+        paths (``aliases``) of classes that moved, so old logs keep loading.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map keyed
+        by name; a duplicate name is an error naming both plugins.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_message_types():
+                return [MessageTypeSpec(name="akgentic_x.events.Pinged",
+                                        message_class=Pinged,
+                                        aliases=("akgentic_x.old.Pinged",))]
+    """
+
+
+@hookspec
+def akgentic_cli(app: typer.Typer) -> None:
+    """Add commands to the ``akgentic`` command line.
+
+    Purpose:
+        Give a plugin its own sub-commands (``akgentic hello``, ``akgentic
+        store init``...).
+
+    Parameters:
+        app: the root Typer application; add commands or sub-applications to it.
+
+    Results:
+        Every implementation is called once when the CLI starts, in plugin
+        load order; return values are ignored. A plugin whose hook raises is
+        reported as failed and the CLI keeps working without its commands.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_cli(app):
+                @app.command()
+                def hello(name: str = "world") -> None:
+                    print(f"hello {name}")
+    """

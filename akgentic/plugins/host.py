@@ -1,0 +1,371 @@
+"""Plugin discovery and registration: the process-wide plugin host.
+
+Start-up order (documented in docs/plugins.md):
+
+1. The hook specifications of :mod:`akgentic.plugins.hookspecs` are added to a
+   fresh pluggy ``PluginManager``.
+2. The ``akgentic`` entry-point group is enumerated (no plugin is imported yet);
+   each entry point is tagged built-in when its distribution is ``akgentic``.
+3. Selection is applied: ``AKGENTIC_PLUGINS`` keeps only the named plugins
+   (essential built-ins are always kept), ``AKGENTIC_DISABLE_PLUGINS`` drops the
+   named ones (disabling an essential built-in is an error).
+4. The selected entry points are loaded one by one through stevedore, built-ins
+   first, then third-party plugins, each group in name order. An import failure
+   is recorded on that plugin and skipped (an error in strict mode).
+5. Each loaded module is registered into the plugin manager; a registration
+   failure (bad hook signature, unknown hook name) is recorded the same way.
+6. Registries per kind are built lazily, on the first lookup of that kind.
+
+Nothing here runs on ``import akgentic``: the host is created by the first call
+to :func:`get_host` and cached for the process; :func:`reset_host` drops it
+(tests use it, or install an isolated host with :func:`use_host`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import pluggy
+
+from akgentic.plugins import hookspecs
+from akgentic.plugins.errors import EssentialPluginError, PluginLoadError
+from akgentic.plugins.markers import PROJECT_NAME
+
+if TYPE_CHECKING:
+    from akgentic.plugins.registry import PluginRegistry
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ESSENTIAL_PLUGINS",
+    "KERNEL_DISTRIBUTION",
+    "PluginHost",
+    "PluginInfo",
+    "PluginStatus",
+    "get_host",
+    "reset_host",
+    "use_host",
+]
+
+logger = logging.getLogger("akgentic.plugins")
+
+ENTRY_POINT_GROUP = "akgentic"
+KERNEL_DISTRIBUTION = "akgentic"
+#: Built-in plugins the kernel cannot run without; they refuse to be disabled.
+ESSENTIAL_PLUGINS = frozenset({"core"})
+
+PluginStatus = Literal["loaded", "disabled", "failed"]
+
+
+@dataclass
+class PluginInfo:
+    """What the host knows about one plugin, loaded or not."""
+
+    name: str
+    distribution: str = ""
+    version: str = ""
+    builtin: bool = False
+    status: PluginStatus = "loaded"
+    error: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    provides: dict[str, list[str]] = field(default_factory=dict)
+    entry_point: str = ""
+
+    @property
+    def label(self) -> str:
+        """``name (distribution)`` for error messages."""
+        return f"plugin {self.name!r} ({self.distribution or 'not installed'})"
+
+    def as_json(self) -> dict[str, object]:
+        """The machine-readable form printed by ``akgentic plugins --json``."""
+        return {
+            "name": self.name,
+            "distribution": self.distribution,
+            "version": self.version,
+            "builtin": self.builtin,
+            "status": self.status,
+            "error": self.error,
+            "hooks": list(self.hooks),
+            "provides": {kind: list(names) for kind, names in self.provides.items()},
+        }
+
+
+def _split_env(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class PluginHost:
+    """One pluggy plugin manager plus the record of every plugin's fate.
+
+    ``autoload=False`` gives an empty host (tests register inline plugins);
+    ``env`` replaces ``os.environ`` for the selection variables.
+    """
+
+    def __init__(self, *, autoload: bool = True, env: Mapping[str, str] | None = None) -> None:
+        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self._env = env
+        self._autoload = autoload
+        self._loaded = False
+        self._lock = threading.RLock()
+        self._plugins: dict[str, PluginInfo] = {}
+        self._registry: PluginRegistry | None = None
+
+    # -- environment ------------------------------------------------------
+    def _getenv(self, key: str) -> str | None:
+        env = os.environ if self._env is None else self._env
+        return env.get(key)
+
+    @property
+    def strict(self) -> bool:
+        """Whether load failures are errors (``AKGENTIC_STRICT_PLUGINS=1``)."""
+        return _truthy(self._getenv("AKGENTIC_STRICT_PLUGINS"))
+
+    # -- discovery --------------------------------------------------------
+    def load(self) -> None:
+        """Discover and register installed plugins once (no-op afterwards)."""
+        with self._lock:
+            if self._loaded:
+                return
+            self._loaded = True
+            if self._autoload:
+                self._discover()
+
+    def _discover(self) -> None:
+        only = _split_env(self._getenv("AKGENTIC_PLUGINS"))
+        disabled = set(_split_env(self._getenv("AKGENTIC_DISABLE_PLUGINS")))
+        refused = sorted(disabled & ESSENTIAL_PLUGINS)
+        if refused:
+            raise EssentialPluginError(
+                f"built-in plugin(s) {', '.join(refused)} are essential to the kernel and "
+                "cannot be disabled; remove them from AKGENTIC_DISABLE_PLUGINS"
+            )
+        declared: dict[str, list[PluginInfo]] = {}
+        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+            dist = getattr(ep, "dist", None)
+            dist_name = (dist.metadata["Name"] if dist is not None else "") or ""
+            declared.setdefault(ep.name, []).append(
+                PluginInfo(
+                    name=ep.name,
+                    distribution=dist_name,
+                    version=dist.version if dist is not None else "",
+                    builtin=dist_name.lower() == KERNEL_DISTRIBUTION,
+                    entry_point=ep.value,
+                )
+            )
+        candidates: dict[str, PluginInfo] = {}
+        for name, infos in declared.items():
+            distributions = sorted({info.distribution for info in infos})
+            if len(distributions) > 1:
+                # Ambiguous: loading either one would silently shadow the other.
+                info = infos[0]
+                info.distribution = ", ".join(distributions)
+                info.status = "failed"
+                info.error = (
+                    f"entry point name {name!r} is declared by several distributions: "
+                    f"{' and '.join(distributions)}; uninstall one of them"
+                )
+                self._fail(info)
+                continue
+            candidates[name] = infos[0]
+        for wanted in only:
+            if wanted not in candidates:
+                logger.warning("AKGENTIC_PLUGINS names %r, which is not installed", wanted)
+        selected: list[PluginInfo] = []
+        for info in candidates.values():
+            keep = info.name in ESSENTIAL_PLUGINS and info.builtin
+            if not keep:
+                keep = (not only or info.name in only) and info.name not in disabled
+            if keep:
+                selected.append(info)
+            else:
+                info.status = "disabled"
+                self._plugins[info.name] = info
+        # Built-ins first so that a third-party plugin can never shadow them silently.
+        selected.sort(key=lambda i: (not i.builtin, i.name))
+        self._load_entry_points(selected)
+
+    def _load_entry_points(self, selected: list[PluginInfo]) -> None:
+        if not selected:
+            return
+        from stevedore import ExtensionManager, NamedExtensionManager
+
+        # stevedore memoises entry points per namespace for the whole process; a new
+        # host must see what is installed now (a plugin pip-installed since, a test's
+        # fake distribution), so drop that memo before loading.
+        ExtensionManager.ENTRY_POINT_CACHE.pop(ENTRY_POINT_GROUP, None)
+        by_name = {info.name: info for info in selected}
+
+        def on_failure(_manager: object, entry_point: object, exc: BaseException) -> None:
+            name = getattr(entry_point, "name", str(entry_point))
+            info = by_name.get(name, PluginInfo(name=name))
+            info.status = "failed"
+            info.error = f"{type(exc).__name__}: {exc}"
+            logger.debug("traceback of plugin %r import failure", name, exc_info=exc)
+            self._fail(info)
+
+        manager: NamedExtensionManager[object] = NamedExtensionManager(
+            namespace=ENTRY_POINT_GROUP,
+            names=[info.name for info in selected],
+            name_order=True,
+            on_load_failure_callback=on_failure,
+            on_missing_entrypoints_callback=lambda _names: None,
+        )
+        for extension in manager.extensions:
+            info = by_name[extension.name]
+            if info.status == "failed":
+                continue
+            self._register_loaded(extension.plugin, info)
+        for info in selected:
+            if info.name not in self._plugins:
+                info.status = "failed"
+                info.error = "entry point was listed but could not be found by the loader"
+                self._fail(info)
+
+    def _fail(self, info: PluginInfo) -> None:
+        self._plugins[info.name] = info
+        logger.warning(
+            "akgentic plugin %r (%s %s) skipped: %s",
+            info.name,
+            info.distribution or "?",
+            info.version or "?",
+            info.error,
+        )
+        if self.strict:
+            raise PluginLoadError(info.name, info.distribution, info.error or "")
+
+    def _register_loaded(self, plugin: object, info: PluginInfo) -> None:
+        try:
+            self.pm.register(plugin, name=info.name)
+            self.pm.check_pending()
+        except Exception as exc:
+            if self.pm.is_registered(plugin):
+                self.pm.unregister(plugin)
+            info.status = "failed"
+            info.error = f"{type(exc).__name__}: {exc}"
+            logger.debug("traceback of plugin %r registration failure", info.name, exc_info=exc)
+            self._fail(info)
+            return
+        info.status = "loaded"
+        info.hooks = sorted(impl.name for impl in self.pm.get_hookcallers(plugin) or [])
+        self._plugins[info.name] = info
+        self._registry = None
+
+    # -- explicit registration (tests, embedding applications) ------------
+    def register(
+        self,
+        plugin: object,
+        name: str,
+        *,
+        distribution: str = "",
+        version: str = "",
+        builtin: bool = False,
+    ) -> PluginInfo:
+        """Register an already-imported plugin object (module or instance) under ``name``."""
+        with self._lock:
+            if name in self._plugins and self._plugins[name].status == "loaded":
+                raise ValueError(f"a plugin named {name!r} is already registered")
+            info = PluginInfo(name=name, distribution=distribution, version=version,
+                              builtin=builtin)
+            self._register_loaded(plugin, info)
+            return info
+
+    def unregister(self, name: str) -> None:
+        """Remove a plugin registered under ``name`` (no error when absent)."""
+        with self._lock:
+            plugin = self.pm.get_plugin(name)
+            if plugin is not None:
+                self.pm.unregister(plugin)
+            self._plugins.pop(name, None)
+            self._registry = None
+
+    # -- queries ----------------------------------------------------------
+    def plugins(self) -> list[PluginInfo]:
+        """Every plugin the host knows of: loaded, disabled and failed."""
+        self.load()
+        return sorted(self._plugins.values(), key=lambda i: (not i.builtin, i.name))
+
+    def plugin(self, name: str) -> PluginInfo | None:
+        """The record of one plugin, or None."""
+        self.load()
+        return self._plugins.get(name)
+
+    def loaded_plugins(self) -> list[tuple[PluginInfo, object]]:
+        """Loaded plugins with their registered objects, in load order."""
+        self.load()
+        result = []
+        for info in self.plugins():
+            obj = self.pm.get_plugin(info.name)
+            if info.status == "loaded" and obj is not None:
+                result.append((info, obj))
+        return result
+
+    def mark_failed(self, name: str, error: str) -> None:
+        """Record that a loaded plugin failed later (a hook raised); unregister it."""
+        with self._lock:
+            info = self._plugins.get(name)
+            if info is None:
+                return
+            plugin = self.pm.get_plugin(name)
+            if plugin is not None:
+                self.pm.unregister(plugin)
+            info.status = "failed"
+            info.error = error
+            self._registry = None
+            self._fail(info)
+
+    @property
+    def registry(self) -> PluginRegistry:
+        """The typed facade over this host's hooks (built on first use)."""
+        self.load()
+        with self._lock:
+            if self._registry is None:
+                from akgentic.plugins.registry import PluginRegistry
+
+                self._registry = PluginRegistry(self)
+            return self._registry
+
+
+_host: PluginHost | None = None
+_host_lock = threading.Lock()
+
+
+def get_host() -> PluginHost:
+    """The process-wide plugin host, discovering plugins on first call."""
+    global _host
+    with _host_lock:
+        if _host is None:
+            _host = PluginHost()
+        host = _host
+    host.load()
+    return host
+
+
+def reset_host() -> None:
+    """Forget the process-wide host; the next :func:`get_host` discovers again."""
+    global _host
+    with _host_lock:
+        _host = None
+
+
+@contextmanager
+def use_host(host: PluginHost) -> Iterator[PluginHost]:
+    """Install ``host`` as the process-wide host for the duration of the block."""
+    global _host
+    with _host_lock:
+        previous, _host = _host, host
+    try:
+        yield host
+    finally:
+        with _host_lock:
+            _host = previous

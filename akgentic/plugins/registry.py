@@ -1,0 +1,236 @@
+"""The typed facade over the plugin hooks: one method per hook.
+
+Nothing else in the code base calls ``pm.hook``; everything asks the registry
+for a name -> record map of one kind. Each hook is called once per plugin
+(through pluggy's public ``subset_hook_caller``) so every record is attributed
+to the plugin that returned it: that is what lets a duplicate name be reported
+with both culprits, and a plugin whose hook raises be reported and skipped
+without hiding the others.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from akgentic.plugins.errors import DuplicatePluginNameError, UnknownPluginNameError
+from akgentic.plugins.known import provider_hint
+from akgentic.plugins.specs import (
+    KINDS,
+    AgentClassSpec,
+    EmbedderSpec,
+    EventStoreSpec,
+    MessageTypeSpec,
+    SandboxBackendSpec,
+    Spec,
+    ToolCardSpec,
+    VectorBackendSpec,
+)
+
+if TYPE_CHECKING:
+    import typer
+
+    from akgentic.plugins.host import PluginHost, PluginInfo
+
+__all__ = ["PluginRegistry"]
+
+S = TypeVar("S", bound=Spec)
+
+
+class PluginRegistry:
+    """Per-kind maps of everything the loaded plugins contribute."""
+
+    def __init__(self, host: PluginHost) -> None:
+        self._host = host
+        self._lock = threading.RLock()
+        self._maps: dict[str, dict[str, Spec]] = {}
+        self._owners: dict[str, dict[str, PluginInfo]] = {}
+
+    # -- one method per hook ----------------------------------------------
+    def tool_cards(self) -> Mapping[str, ToolCardSpec]:
+        """Registered tool cards by name (hook ``akgentic_tool_cards``)."""
+        return self._kind("tool_cards", ToolCardSpec)
+
+    def event_stores(self) -> Mapping[str, EventStoreSpec]:
+        """Registered event stores by name (hook ``akgentic_event_stores``)."""
+        stores = self._kind("event_stores", EventStoreSpec)
+        self._check_schemes(stores)
+        return stores
+
+    def vector_backends(self) -> Mapping[str, VectorBackendSpec]:
+        """Registered vector backends by name (hook ``akgentic_vector_backends``)."""
+        return self._kind("vector_backends", VectorBackendSpec)
+
+    def sandbox_backends(self) -> Mapping[str, SandboxBackendSpec]:
+        """Registered sandbox backends by name (hook ``akgentic_sandbox_backends``)."""
+        return self._kind("sandbox_backends", SandboxBackendSpec)
+
+    def embedders(self) -> Mapping[str, EmbedderSpec]:
+        """Registered embedders by name (hook ``akgentic_embedders``)."""
+        return self._kind("embedders", EmbedderSpec)
+
+    def agent_classes(self) -> Mapping[str, AgentClassSpec]:
+        """Registered agent classes by name (hook ``akgentic_agent_classes``)."""
+        return self._kind("agent_classes", AgentClassSpec)
+
+    def message_types(self) -> Mapping[str, MessageTypeSpec]:
+        """Registered persisted message types by name (hook ``akgentic_message_types``)."""
+        return self._kind("message_types", MessageTypeSpec)
+
+    def extend_cli(self, app: typer.Typer) -> dict[str, list[str]]:
+        """Let every plugin add commands to ``app`` (hook ``akgentic_cli``).
+
+        Returns the command names each plugin added. A plugin whose hook raises
+        is marked failed and the others still run.
+        """
+        added: dict[str, list[str]] = {}
+        for info, _plugin in self._host.loaded_plugins():
+            caller = self._caller_for(info.name, "akgentic_cli")
+            if caller is None:
+                continue
+            before = _command_names(app)
+            try:
+                caller(app=app)
+            except Exception as exc:
+                self._host.mark_failed(info.name, f"{type(exc).__name__}: {exc}")
+                continue
+            added[info.name] = sorted(_command_names(app) - before)
+            info.provides["cli"] = added[info.name]
+        return added
+
+    # -- lookups ----------------------------------------------------------
+    def get(self, kind: str, name: str) -> Spec:
+        """The record of ``name`` in ``kind``; unknown names raise a helpful error."""
+        specs = self._kind(kind, KINDS[kind][1])
+        try:
+            return specs[name]
+        except KeyError:
+            raise self.unknown(kind, name) from None
+
+    def unknown(self, kind: str, name: str) -> UnknownPluginNameError:
+        """Build the error for a missing ``name`` of ``kind`` (listing what exists)."""
+        available = list(self._kind(kind, KINDS[kind][1]))
+        hint = provider_hint(kind, name)
+        info = self._host.plugin(name)
+        if info is not None and info.status != "loaded":
+            state = "disabled" if info.status == "disabled" else f"failed: {info.error}"
+            hint = f"Plugin {name!r} ({info.distribution}) is installed but {state}"
+        label = KINDS[kind][1].kind
+        return UnknownPluginNameError(label, name, available, hint)
+
+    def owner(self, kind: str, name: str) -> PluginInfo | None:
+        """The plugin that registered ``name`` in ``kind``, if any."""
+        self._kind(kind, KINDS[kind][1])
+        return self._owners.get(kind, {}).get(name)
+
+    def event_store_for_scheme(self, scheme: str) -> EventStoreSpec:
+        """The event store answering to a URL scheme (``sqlite``, ``postgresql``...)."""
+        for spec in self.event_stores().values():
+            if scheme in spec.schemes:
+                return spec
+        schemes = sorted(s for spec in self.event_stores().values() for s in spec.schemes)
+        raise UnknownPluginNameError(
+            "event store URL scheme", scheme, schemes, provider_hint("event_stores", scheme)
+        )
+
+    def provides(self) -> dict[str, dict[str, list[str]]]:
+        """Plugin name -> kind -> names it registered, for every loaded plugin."""
+        for kind, (_hook, spec_type) in KINDS.items():
+            # A duplicate is still listed per plugin below; it surfaces on real lookups.
+            with contextlib.suppress(DuplicatePluginNameError):
+                self._kind(kind, spec_type)
+        result: dict[str, dict[str, list[str]]] = {}
+        for info, _plugin in self._host.loaded_plugins():
+            result[info.name] = {k: list(v) for k, v in info.provides.items()}
+        return result
+
+    # -- internals --------------------------------------------------------
+    def _caller_for(self, plugin_name: str, hook: str) -> Callable[..., Any] | None:
+        pm = self._host.pm
+        plugin = pm.get_plugin(plugin_name)
+        if plugin is None:
+            return None
+        if not any(caller.name == hook for caller in pm.get_hookcallers(plugin) or []):
+            return None
+        others = [p for p in pm.get_plugins() if p is not plugin]
+        return cast("Callable[..., Any]", pm.subset_hook_caller(hook, remove_plugins=others))
+
+    def _kind(self, kind: str, spec_type: type[S]) -> dict[str, S]:
+        with self._lock:
+            cached = self._maps.get(kind)
+            if cached is not None:
+                return cast("dict[str, S]", cached)
+            hook = KINDS[kind][0]
+            found: dict[str, S] = {}
+            owners: dict[str, PluginInfo] = {}
+            pending_error: DuplicatePluginNameError | None = None
+            for info, _plugin in self._host.loaded_plugins():
+                caller = self._caller_for(info.name, hook)
+                if caller is None:
+                    continue
+                try:
+                    records = _flatten(caller(), spec_type, info.name, hook)
+                except Exception as exc:
+                    self._host.mark_failed(info.name, f"{hook} failed: {type(exc).__name__}: {exc}")
+                    continue
+                info.provides[kind] = sorted(r.name for r in records)
+                for record in records:
+                    if record.name in found and pending_error is None:
+                        first = owners[record.name]
+                        pending_error = DuplicatePluginNameError(
+                            spec_type.kind,
+                            record.name,
+                            f"plugin {first.name!r} ({first.distribution or 'inline'})",
+                            f"plugin {info.name!r} ({info.distribution or 'inline'})",
+                        )
+                        continue
+                    found[record.name] = record
+                    owners[record.name] = info
+            if pending_error is not None:
+                raise pending_error
+            self._maps[kind] = cast("dict[str, Spec]", found)
+            self._owners[kind] = owners
+            return found
+
+    def _check_schemes(self, stores: Mapping[str, EventStoreSpec]) -> None:
+        seen: dict[str, str] = {}
+        for spec in stores.values():
+            for scheme in spec.schemes:
+                if scheme in seen:
+                    a = self.owner("event_stores", seen[scheme])
+                    b = self.owner("event_stores", spec.name)
+                    raise DuplicatePluginNameError(
+                        "event store URL scheme",
+                        scheme,
+                        a.label if a else seen[scheme],
+                        b.label if b else spec.name,
+                    )
+                seen[scheme] = spec.name
+
+
+def _flatten(
+    results: Iterable[Iterable[object] | None], spec_type: type[S], plugin: str, hook: str
+) -> list[S]:
+    records: list[S] = []
+    for result in results:
+        if result is None:
+            continue
+        for record in result:
+            if not isinstance(record, spec_type):
+                raise TypeError(
+                    f"{hook} of plugin {plugin!r} returned {record!r}; "
+                    f"expected {spec_type.__name__} records"
+                )
+            records.append(record)
+    return records
+
+
+def _command_names(app: typer.Typer) -> set[str]:
+    names: set[str] = set()
+    for command in app.registered_commands:
+        names.add(command.name or (command.callback.__name__ if command.callback else ""))
+    for group in app.registered_groups:
+        names.add(group.name or "")
+    return names - {""}

@@ -1,0 +1,35 @@
+"""Test kits for akgentic and its plugins.
+
+Installed as a pytest plugin (entry point ``pytest11: akgentic``), so any
+project that has akgentic installed gets these fixtures without configuration:
+
+- ``plugin_host``: an isolated, empty plugin host installed as the process host
+  for one test (autoload off; nothing from the real environment leaks in).
+- ``register_plugin``: registers an inline plugin object into ``plugin_host``
+  and always unregisters it after the test.
+- ``fake_distributions``: makes "installed" distributions with entry points out
+  of temporary ``*.dist-info`` folders on ``sys.path``, so discovery itself is
+  tested without pip.
+
+Contract kits for each plugin kind (``EventStoreContract``...) live in this
+package too and are imported lazily, so loading the pytest plugin stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = ["FakeDistributions", "inline_plugin"]
+
+_LAZY = {
+    "FakeDistributions": "akgentic.testing.plugins",
+    "inline_plugin": "akgentic.testing.plugins",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'akgentic.testing' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
