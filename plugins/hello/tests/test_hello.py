@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import akgentic_hello.plugin
 from typer.testing import CliRunner
 
-import akgentic_hello.plugin
 from akgentic.cli import build_app
 from akgentic.plugins import PluginInfo, get_host
 
