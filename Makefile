@@ -25,7 +25,7 @@ lint: install
 
 typecheck: install
 	$(BIN)/mypy akgentic tests $(wildcard bench/*.py)
-	set -e; for d in $(PLUGIN_DIRS); do $(BIN)/mypy $$d; done
+	set -e; for d in $(PLUGIN_DIRS); do MYPYPATH=$$d $(BIN)/mypy $$d; done
 
 pytest: install
 	$(BIN)/pytest -q

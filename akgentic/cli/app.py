@@ -29,6 +29,9 @@ def build_app() -> typer.Typer:
         """Run the demo job (for now: list the installed plugins)."""
         plugins_command(as_json=False)
 
+    from akgentic.tool.cli import cards_app
+
+    app.add_typer(cards_app(), name="cards")
     get_host().registry.extend_cli(app)
     return app
 

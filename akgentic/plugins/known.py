@@ -19,7 +19,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "skill": "akgentic-skill",
         "metadata": "akgentic-metadata",
         "model": "akgentic-model",
-        "hello": "akgentic-hello",
+        "shout": "akgentic-hello",
     },
     "event_stores": {
         "postgres": "akgentic-postgres",

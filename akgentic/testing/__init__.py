@@ -10,6 +10,9 @@ project that has akgentic installed gets these fixtures without configuration:
 - ``fake_distributions``: makes "installed" distributions with entry points out
   of temporary ``*.dist-info`` folders on ``sys.path``, so discovery itself is
   tested without pip.
+- ``llm_server``: a started scripted OpenAI-compatible server on 127.0.0.1
+  (:class:`~akgentic.testing.llm_server.ScriptedLLMServer`) for offline
+  end-to-end runs of real LLM clients.
 
 Contract kits for each plugin kind (``EventStoreContract``...) live in this
 package too and are imported lazily, so loading the pytest plugin stays cheap.
@@ -20,11 +23,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["FakeDistributions", "inline_plugin"]
+__all__ = ["EventStoreContract", "FakeDistributions", "ScriptedLLMServer", "inline_plugin"]
 
 _LAZY = {
     "FakeDistributions": "akgentic.testing.plugins",
     "inline_plugin": "akgentic.testing.plugins",
+    "ScriptedLLMServer": "akgentic.testing.llm_server",
+    "EventStoreContract": "akgentic.testing.event_store_contract",
 }
 
 

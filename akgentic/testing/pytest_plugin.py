@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from akgentic.plugins import PluginHost, PluginInfo, use_host
+from akgentic.testing.llm_server import ScriptedLLMServer
 from akgentic.testing.plugins import FakeDistributions
 
 
@@ -50,3 +51,10 @@ def fake_distributions(tmp_path: Path) -> Iterator[FakeDistributions]:
         yield fakes
     finally:
         fakes.close()
+
+
+@pytest.fixture
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    """A started scripted OpenAI-compatible server on 127.0.0.1 (empty script; add steps)."""
+    with ScriptedLLMServer() as server:
+        yield server

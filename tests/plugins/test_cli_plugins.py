@@ -43,8 +43,8 @@ def test_json_listing_shows_builtins_and_example_plugin_loaded() -> None:
     rows = _by_name(result.stdout)
     assert rows["core"]["status"] == "loaded" and rows["core"]["builtin"] is True
     assert rows["hello"]["status"] == "loaded" and rows["hello"]["builtin"] is False
-    assert rows["hello"]["provides"] == {"cli": ["hello"]}
-    assert rows["hello"]["hooks"] == ["akgentic_cli"]
+    assert rows["hello"]["provides"] == {"cli": ["hello"], "tool_cards": ["shout"]}
+    assert rows["hello"]["hooks"] == ["akgentic_cli", "akgentic_tool_cards"]
 
 
 def test_broken_plugin_is_listed_as_failed_and_the_command_still_succeeds(

@@ -1,17 +1,21 @@
 """Serializable discovery records describing the commands of a registry.
 
 Frontends read these (for example from the event an agent emits at start-up) to show
-which slash commands exist and what they accept, without importing the tool code.
+which slash commands exist and what they accept, without importing the tool code. They
+travel inside persisted events, so they are serializable models tagged with their class
+path like every other stored model.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from akgentic.core.utils.serializer import SerializableBaseModel
 
 __all__ = ["CommandArg", "CommandDescriptor"]
 
 
-class CommandArg(BaseModel):
+class CommandArg(SerializableBaseModel):
     """One parameter of a command, as a user typing the command sees it.
 
     Attributes:
@@ -35,7 +39,7 @@ class CommandArg(BaseModel):
     choices: list[str] | None = None
 
 
-class CommandDescriptor(BaseModel):
+class CommandDescriptor(SerializableBaseModel):
     """A registered command: its name, what it does, its arguments and its owner.
 
     Attributes:

@@ -1,1 +1,1 @@
-"""Example akgentic plugin distribution."""
+"""Example akgentic plugin distribution: a CLI command and the ``shout`` tool card."""

@@ -1,10 +1,13 @@
-"""Hook implementations of the hello plugin."""
+"""Hook implementations of the hello plugin: a CLI command and the ``shout`` tool card."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import typer
 
-from akgentic.plugins import hookimpl
+from akgentic.plugins import ToolCardSpec, hookimpl
+from akgentic_hello.shout import ShoutTool
 
 
 @hookimpl
@@ -15,3 +18,9 @@ def akgentic_cli(app: typer.Typer) -> None:
     def hello(name: str = typer.Argument("world", help="Who to greet.")) -> None:
         """Greet someone: the smallest possible plugin command."""
         typer.echo(f"Hello, {name}!")
+
+
+@hookimpl
+def akgentic_tool_cards() -> Iterable[ToolCardSpec]:
+    """Register :class:`ShoutTool` as the ``shout`` card."""
+    return [ToolCardSpec(name="shout", card=ShoutTool, description="Shout a text, loudly.")]

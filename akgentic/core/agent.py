@@ -1,0 +1,512 @@
+"""Akgent: the base actor of every agent, tool actor and orchestrator."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import traceback as tb_module
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, overload
+from uuid import UUID, uuid4
+
+import pykka
+
+from akgentic.core.actor_address import ActorAddress, ActorAddressDict, ActorAddressStopped
+from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.agent_state import BaseState
+from akgentic.core.dispatch import SUPER, resolve_handlers
+from akgentic.core.mailbox import Inbox, peek_messages, take_messages
+from akgentic.core.messages.message import Message, StopRecursively, fast_construct
+from akgentic.core.messages.orchestrator import (
+    ErrorMessage,
+    EventMessage,
+    HandledMessage,
+    ProcessedMessage,
+    ReceivedMessage,
+    SentMessage,
+    StartMessage,
+    StateChangedMessage,
+    StopMessage,
+    TelemetryBatch,
+    WarningMessage,
+)
+from akgentic.core.proxy import ProxyWrapper
+
+if TYPE_CHECKING:
+    from akgentic.core.agent_card import AgentCard
+    from akgentic.core.orchestrator import Orchestrator
+
+__all__ = ["SUPER", "Akgent", "AkgentDeserializeContext", "WarningError"]
+
+logger = logging.getLogger(__name__)
+
+ConfigType = TypeVar("ConfigType", bound=BaseConfig)
+StateType = TypeVar("StateType", bound=BaseState)
+T = TypeVar("T")
+M = TypeVar("M", bound=Message)
+
+
+class WarningError(Exception):
+    """Raise from a handler to report a handled, user-visible problem (not a failure)."""
+
+
+def _as_uuid(value: UUID | str | None) -> UUID:
+    if value is None:
+        return uuid4()
+    return value if isinstance(value, UUID) else UUID(str(value))
+
+
+class AkgentDeserializeContext:
+    """Resolves serialized addresses to live team members of ``akgent``'s team.
+
+    Lookup is by ``agent_id``; an address whose actor is not in the roster comes
+    back as :class:`ActorAddressStopped`.
+    """
+
+    def __init__(self, akgent: Akgent[Any, Any]) -> None:
+        self.akgent = akgent
+
+    def resolve_address(self, address: ActorAddressDict) -> ActorAddress:
+        """Live address for ``address`` if its actor is in the team, else a stopped one."""
+        agent_id = str(address.get("agent_id", ""))
+        if agent_id:
+            for member in self.akgent._team_members():
+                if str(member.agent_id) == agent_id:
+                    return member
+        return ActorAddressStopped(address)
+
+
+class Akgent(pykka.ThreadingActor, Generic[ConfigType, StateType]):
+    """Base actor: dispatch by ``receiveMsg_<Type>``, telemetry, state checkpoints.
+
+    Construct through ``createActor`` (on an ActorSystem or a parent actor), not
+    directly. ``__init__`` runs on the creating thread; initialise runtime
+    resources in :meth:`on_start`, which runs on the actor's own thread.
+    """
+
+    SUPER: ClassVar[Any] = SUPER
+    _is_user_proxy: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        agent_id: UUID | str | None = None,
+        team_id: UUID | str | None = None,
+        config: ConfigType | None = None,
+        user_id: str | None = None,
+        user_email: str | None = None,
+        parent: ActorAddress | None = None,
+        orchestrator: ActorAddress | None = None,
+        restoring: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__()
+        self._current_message: Message | None = None
+        self._children: list[ActorAddress] = []
+        self._stopping = False
+        self._thread_ident: int | None = None
+        self.agent_id: UUID = _as_uuid(agent_id)
+        self.team_id: UUID = _as_uuid(team_id)
+        self.config: ConfigType = config if config is not None else cast(ConfigType, BaseConfig())
+        self._user_id = user_id
+        self._user_email = user_email
+        self._parent = parent
+        self._orchestrator = orchestrator
+        self._restoring = restoring
+        self._orchestrator_proxy: Any = None
+        self._pending_telemetry: list[Message] = []
+        inbox: Any = self.actor_inbox
+        self._inbox_deque: Any = getattr(inbox, "queue", None)
+        self.state: StateType = cast(StateType, BaseState())
+        if not self.config.name:
+            self.config.name = str(self.actor_ref)
+        if not self.config.role:
+            self.config.role = type(self).__name__
+        self._my_address = ActorAddressImpl(self.actor_ref)
+        self._notify_orchestrator(StartMessage(config=self.config, parent=self._parent))
+
+    @staticmethod
+    def _create_actor_inbox() -> Any:
+        return Inbox()
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def myAddress(self) -> ActorAddress:
+        """This actor's live address (one cached instance)."""
+        return self._my_address
+
+    @property
+    def user_id(self) -> str | None:
+        """Id of the user the team works for."""
+        return self._user_id
+
+    @property
+    def user_email(self) -> str | None:
+        """E-mail of the user the team works for."""
+        return self._user_email
+
+    @property
+    def parent(self) -> ActorAddress | None:
+        """Address of the actor that created this one."""
+        return self._parent
+
+    @property
+    def orchestrator(self) -> ActorAddress | None:
+        """Address of the team's orchestrator, if any."""
+        return self._orchestrator
+
+    @property
+    def orchestrator_proxy_ask(self) -> Orchestrator:
+        """Blocking proxy on the orchestrator (built on first use)."""
+        if self._orchestrator is None:
+            raise WarningError(f"{self.config.name} has no orchestrator")
+        if self._orchestrator_proxy is None:
+            self._orchestrator_proxy = ProxyWrapper(self._orchestrator)
+        return cast("Orchestrator", self._orchestrator_proxy)
+
+    # ------------------------------------------------------------- lifecycle
+
+    def _actor_loop(self) -> None:
+        # Remembered so that a live address used from this very thread calls
+        # directly instead of asking itself (which would deadlock).
+        self._thread_ident = threading.get_ident()
+        super()._actor_loop()
+
+    def on_start(self) -> None:
+        """Runs on the actor's thread before any message; override for setup."""
+
+    def on_stop(self) -> None:
+        """Checkpoint state and report the stop; call ``super().on_stop()`` last."""
+        self._checkpoint_guarded()
+        self._notify_orchestrator(StopMessage())
+        logger.debug("%s stopped", self.config.name)
+
+    def stop(self) -> None:
+        """Checkpoint, stop children (waiting for each), then stop after the queued mail."""
+        self._stopping = True
+        self._checkpoint_guarded()
+        self.stop_children(blocking=True)
+        if not self.actor_stopped.is_set():
+            super().stop()
+
+    def stop_children(self, blocking: bool = True) -> None:
+        """Stop every live child in creation order; ``blocking`` waits for each to accept."""
+        for child in list(self._children):
+            if not child.is_alive():
+                self._children.remove(child)
+                continue
+            try:
+                if blocking:
+                    ProxyWrapper(child).stop()
+                    self._children.remove(child)
+                else:
+                    ProxyWrapper(child, ask=False).stop()
+            except pykka.ActorDeadError:
+                if child in self._children:
+                    self._children.remove(child)
+
+    def receiveMsg_StopRecursively(self, message: StopRecursively) -> None:
+        """Stop this actor and its children."""
+        self.stop()
+
+    # -------------------------------------------------------------- dispatch
+
+    def _handle_receive(self, message: Any) -> Any:
+        # Held-back telemetry goes out before anything else runs; a Message turn
+        # sends it together with its ReceivedMessage instead.
+        if self._pending_telemetry and not isinstance(message, Message):
+            self._flush_telemetry()
+        return super()._handle_receive(message)
+
+    def on_receive(self, message: Any) -> Any:
+        """Dispatch ``message``; Message turns are wrapped in telemetry and a checkpoint."""
+        if not isinstance(message, Message):
+            return self._dispatch(message, None)
+        self._current_message = message
+        orchestrator = self._orchestrator
+        if orchestrator is not None:
+            self._emit(ReceivedMessage, message_id=message.id)
+        result = self._dispatch(message, message.sender)
+        if orchestrator is not None:
+            # With mail already waiting, the next turn starts immediately: hold the
+            # ProcessedMessage back and ship it with that turn's ReceivedMessage.
+            backlog = self._inbox_deque
+            self._emit(ProcessedMessage, _hold=bool(backlog), message_id=message.id)
+        self.state.notify_if_changed()
+        self._current_message = None
+        return result
+
+    def _dispatch(self, message: Any, sender: ActorAddress | None) -> Any:
+        chain = resolve_handlers(type(self), type(message))
+        for fn, wants_sender in chain:
+            result = fn(self, message, sender) if wants_sender else fn(self, message)
+            if result is not SUPER:
+                return result
+        if not chain:
+            logger.warning("Unknown message %s for %s", type(message).__name__, self.config.name)
+        return None
+
+    def _receiveMessage(self, message: Any, sender: ActorAddress | None) -> Any:
+        return self._dispatch(message, sender)
+
+    # ------------------------------------------------------------ telemetry
+
+    def _emit(self, cls: type[Message], _hold: bool = False, **fields: Any) -> None:
+        if self._orchestrator is None:
+            return
+        current = self._current_message
+        fields["sender"] = self._my_address
+        fields["team_id"] = self.team_id
+        fields["parent_id"] = None if current is None else current.id
+        self._deliver(fast_construct(cls, fields), _hold)
+
+    def _deliver(self, message: Message, hold: bool = False) -> None:
+        pending = self._pending_telemetry
+        if hold:
+            pending.append(message)
+            return
+        payload: Message | TelemetryBatch = message
+        if pending:
+            pending.append(message)
+            payload = TelemetryBatch(pending)
+            self._pending_telemetry = []
+        orchestrator = self._orchestrator
+        if orchestrator is not None:
+            with contextlib.suppress(pykka.ActorDeadError):
+                orchestrator.tell(payload)
+
+    def _flush_telemetry(self) -> None:
+        pending = self._pending_telemetry
+        if not pending:
+            return
+        self._pending_telemetry = []
+        orchestrator = self._orchestrator
+        if orchestrator is not None:
+            with contextlib.suppress(pykka.ActorDeadError):
+                orchestrator.tell(pending[0] if len(pending) == 1 else TelemetryBatch(pending))
+
+    def _notify_orchestrator(self, message: Message) -> None:
+        if self._orchestrator is None:
+            return
+        message.init(self._my_address, self.team_id, self._current_message)
+        self._deliver(message)
+
+    def send(self, recipient: ActorAddress, message: M) -> M:
+        """Stamp ``message``, report it, and deliver it to ``recipient``."""
+        assert recipient is not None, "send() needs a recipient"
+        if isinstance(message, Message):
+            message.init(self._my_address, self.team_id, self._current_message)
+            if self._orchestrator is not None:
+                self._emit(SentMessage, message=message, recipient=recipient)
+        recipient.tell(message)
+        return message
+
+    def _handle_failure(
+        self,
+        exception_type: type[BaseException] | None,
+        exception_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # Overrides pykka's "log, unregister and stop": the actor survives a failed turn.
+        self._checkpoint_guarded()
+        failed = self._current_message
+        is_warning = isinstance(exception_value, WarningError)
+        if is_warning:
+            logger.warning("%s: %s", self.config.name, exception_value)
+        else:
+            logger.error(
+                "Unhandled exception in %s",
+                self.config.name,
+                exc_info=(exception_type, exception_value, traceback),  # type: ignore[arg-type]
+            )
+        if failed is not None:
+            self._emit(ProcessedMessage, message_id=failed.id)
+        name = exception_type.__name__ if exception_type is not None else "Exception"
+        if is_warning:
+            self._emit(
+                WarningMessage,
+                content_type=name,
+                content=str(exception_value),
+                current_message=failed,
+            )
+        else:
+            text = "".join(tb_module.format_exception(exception_type, exception_value, traceback))
+            self._emit(
+                ErrorMessage,
+                content_type=name,
+                content=str(exception_value),
+                current_message=failed,
+                traceback=text,
+            )
+        self._current_message = None
+
+    # ---------------------------------------------------------------- state
+
+    def _checkpoint_guarded(self) -> None:
+        try:
+            self.state.notify_if_changed()
+        except Exception:
+            logger.warning("State checkpoint of %s failed", self.config.name, exc_info=True)
+
+    def notify_state_change(self, state: BaseState) -> None:
+        """Observer hook: publish a detached copy of ``state``."""
+        self._notify_orchestrator(StateChangedMessage(state=state.serializable_copy()))
+
+    def init_state(self, state: StateType) -> None:
+        """Replace the state, keeping the current observer, and publish it."""
+        observer = self.state.get_observer()
+        self.state = state.observer(observer)
+
+    def update_state(self, updates: dict[str, Any]) -> None:
+        """Merge ``updates`` into the state; failures are reported, not raised."""
+        try:
+            merged = {**self.state.model_dump(), **updates}
+            new_state = type(self.state).model_validate(
+                merged, context=AkgentDeserializeContext(self)
+            )
+            self.init_state(new_state)
+        except Exception as exc:
+            logger.exception("update_state failed for %s", self.config.name)
+            self._notify_orchestrator(
+                ErrorMessage(
+                    content_type=type(exc).__name__,
+                    content=str(exc),
+                    current_message=self._current_message,
+                    traceback=tb_module.format_exc(),
+                )
+            )
+
+    def notify_event(self, event: object) -> None:
+        """Publish a domain event to the orchestrator."""
+        self._notify_orchestrator(EventMessage(event=event))
+
+    def init_llm_context(self, events: list[EventMessage]) -> None:
+        """Hook for restoring LLM history on restore; no-op here."""
+
+    # ------------------------------------------------------------- children
+
+    def createActor(
+        self,
+        actor_class: type[Akgent[Any, Any]],
+        agent_id: UUID | str | None = None,
+        config: BaseConfig | None = None,
+        **kwargs: Any,
+    ) -> ActorAddress:
+        """Start a child actor in this actor's team, reporting to the same orchestrator."""
+        if config is None:
+            config = BaseConfig()
+        if config.squad_id is None:
+            config.squad_id = self.config.squad_id
+        ref = actor_class.start(
+            agent_id=agent_id,
+            team_id=self.team_id,
+            config=config,
+            user_id=self._user_id,
+            user_email=self._user_email,
+            parent=self._my_address,
+            orchestrator=self._orchestrator,
+            **kwargs,
+        )
+        address = address_of(ref)
+        self._children.append(address)
+        return address
+
+    # --------------------------------------------------------------- mailbox
+
+    def get_mailbox(self) -> list[Message]:
+        """Messages waiting in this actor's inbox (not removed)."""
+        return peek_messages(self.actor_inbox)
+
+    def consume_mailbox(self, ids: list[UUID] | list[str]) -> list[Message]:
+        """Absorb queued messages by id into the current run (actor thread only).
+
+        Each absorbed message is closed in the ledger with a HandledMessage.
+        """
+        if self._thread_ident != threading.get_ident():
+            raise RuntimeError("consume_mailbox() must run on the actor's own thread")
+        taken = take_messages(self.actor_inbox, ids)
+        for message in taken:
+            self._emit(HandledMessage, message_id=message.id)
+        return taken
+
+    # --------------------------------------------------------------- proxies
+
+    @overload
+    def proxy_ask(
+        self, actor: ActorAddress, actor_type: type[T], timeout: float | None = None
+    ) -> T: ...
+    @overload
+    def proxy_ask(
+        self, actor: ActorAddress, actor_type: None = None, timeout: float | None = None
+    ) -> Any: ...
+    def proxy_ask(
+        self, actor: ActorAddress, actor_type: type[Any] | None = None, timeout: float | None = None
+    ) -> Any:
+        """Blocking proxy on ``actor`` (``actor_type`` is for typing only)."""
+        return ProxyWrapper(actor, ask=True, timeout=timeout)
+
+    @overload
+    def proxy_tell(self, actor: ActorAddress, actor_type: type[T]) -> T: ...
+    @overload
+    def proxy_tell(self, actor: ActorAddress, actor_type: None = None) -> Any: ...
+    def proxy_tell(self, actor: ActorAddress, actor_type: type[Any] | None = None) -> Any:
+        """Fire-and-forget proxy on ``actor``."""
+        return ProxyWrapper(actor, ask=False)
+
+    # ------------------------------------------------------------ team/catalog
+
+    def _is_orchestrator(self) -> bool:
+        return self._orchestrator is not None and self._orchestrator.agent_id == self.agent_id
+
+    def _orchestrator_call(self, name: str, *args: Any) -> Any:
+        target: Any = self if self._is_orchestrator() else self.orchestrator_proxy_ask
+        return getattr(target, name)(*args)
+
+    def _team_members(self) -> list[ActorAddress]:
+        if self._orchestrator is None:
+            return []
+        members: list[ActorAddress] = self._orchestrator_call("get_team")
+        return members
+
+    def get_team(self) -> list[ActorAddress]:
+        """Current members of the team (raises WarningError without an orchestrator)."""
+        if self._orchestrator is None:
+            raise WarningError(f"{self.config.name} has no team")
+        return self._team_members()
+
+    def get_team_member(self, name: str) -> ActorAddress | None:
+        """Team member called ``name`` (raises WarningError without an orchestrator)."""
+        if self._orchestrator is None:
+            raise WarningError(f"{self.config.name} has no team")
+        member: ActorAddress | None = self._orchestrator_call("get_team_member", name)
+        return member
+
+    def discover_catalog(self) -> dict[str, AgentCard]:
+        """The team's role catalog (empty without an orchestrator)."""
+        if self._orchestrator is None:
+            return {}
+        catalog: dict[str, AgentCard] = self._orchestrator_call("get_agent_catalog")
+        return catalog
+
+    def get_agent_card(self, role: str) -> AgentCard | None:
+        """Card registered for ``role``, if any."""
+        if self._orchestrator is None:
+            return None
+        card: AgentCard | None = self._orchestrator_call("get_agent_profile", role)
+        return card
+
+    def find_agents_with_skill(self, skill: str) -> list[AgentCard]:
+        """Cards that list ``skill``."""
+        if self._orchestrator is None:
+            return []
+        cards: list[AgentCard] = self._orchestrator_call("get_profiles_by_skill", skill)
+        return cards
+
+    def get_available_roles(self) -> list[str]:
+        """Roles in the catalog."""
+        if self._orchestrator is None:
+            return []
+        roles: list[str] = self._orchestrator_call("get_available_roles")
+        return roles

@@ -1,0 +1,92 @@
+"""Actor inbox with C-speed hand-off, plus peeking and absorbing queued mail.
+
+``queue.Queue`` (pykka's default inbox) does its locking and signalling in
+Python; every message then costs several Python-level lock operations on both
+sides. :class:`Inbox` keeps envelopes in a ``deque`` and signals arrivals
+through a ``queue.SimpleQueue`` of wake-up tokens, both implemented in C.
+Only the owning actor takes envelopes out, which is what makes the lock-free
+peek/absorb below safe: producers only ever append.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections import deque
+from collections.abc import Collection
+from typing import Any
+from uuid import UUID
+
+from akgentic.core.messages.message import Message
+
+__all__ = ["Inbox", "peek_messages", "take_messages"]
+
+
+class Inbox:
+    """pykka-compatible inbox (``put``/``get``/``empty``) for threading actors."""
+
+    __slots__ = ("_items", "_tokens", "queue")
+
+    def __init__(self) -> None:
+        self._items: deque[Any] = deque()
+        self._tokens: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self.queue = self._items
+
+    def put(self, envelope: Any, /) -> None:
+        """Append an envelope and wake the actor."""
+        self._items.append(envelope)
+        self._tokens.put(None)
+
+    def get(self) -> Any:
+        """Next envelope, waiting for one if needed (owning actor only)."""
+        items = self._items
+        while True:
+            self._tokens.get()
+            # More tokens than envelopes once absorbed mail was removed: wait again.
+            if items:
+                return items.popleft()
+
+    def empty(self) -> bool:
+        """True when no envelope is queued."""
+        return not self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _envelopes(inbox: Any) -> list[Any]:
+    if isinstance(inbox, Inbox):
+        return list(inbox.queue.copy())  # deque.copy runs entirely under the GIL
+    if isinstance(inbox, queue.Queue):
+        with inbox.mutex:
+            return list(inbox.queue)
+    raise TypeError("mailbox access needs an akgentic Inbox or a queue.Queue")
+
+
+def peek_messages(inbox: Any) -> list[Message]:
+    """Queued :class:`Message` envelopes in arrival order (nothing is removed)."""
+    return [env.message for env in _envelopes(inbox) if isinstance(env.message, Message)]
+
+
+def take_messages(inbox: Any, ids: Collection[UUID | str]) -> list[Message]:
+    """Remove and return queued messages whose id is in ``ids`` (owning actor only).
+
+    Asks (envelopes with a reply future) are never removed: their caller waits
+    for an answer only a real turn can give.
+    """
+    wanted = {i if isinstance(i, UUID) else UUID(str(i)) for i in ids}
+    if not wanted:
+        return []
+    taken = [
+        env
+        for env in _envelopes(inbox)
+        if env.reply_to is None and isinstance(env.message, Message) and env.message.id in wanted
+    ]
+    if isinstance(inbox, Inbox):
+        for env in taken:
+            inbox.queue.remove(env)
+    elif taken:
+        with inbox.mutex:
+            keep = [env for env in inbox.queue if not any(env is t for t in taken)]
+            inbox.queue.clear()
+            inbox.queue.extend(keep)
+    return [env.message for env in taken]

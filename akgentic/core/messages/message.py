@@ -1,0 +1,152 @@
+"""The base :class:`Message` and the business messages every team understands."""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, Self, TypeVar
+from uuid import UUID, SafeUUID
+
+from pydantic import Field
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.utils.serializer import SerializableBaseModel
+
+__all__ = [
+    "CancelMessage",
+    "Message",
+    "ResultMessage",
+    "StopRecursively",
+    "UserMessage",
+    "date_time_factory",
+    "fast_construct",
+    "new_id",
+]
+
+M = TypeVar("M", bound="Message")
+
+_rng = random.Random(os.urandom(32))
+os.register_at_fork(after_in_child=lambda: _rng.seed(os.urandom(32)))
+_VERSION_MASK = ~((0xF000 << 64) | (0xC000 << 48))
+_VERSION_BITS = (0x4000 << 64) | (0x8000 << 48)
+_new_object = object.__new__
+_set = object.__setattr__
+
+
+def new_id() -> UUID:
+    """A random (version 4) UUID.
+
+    ``uuid.uuid4`` reads ``os.urandom`` on every call, a syscall that releases
+    the GIL; on a busy actor system each id then costs a GIL round trip. A
+    private generator seeded from ``os.urandom`` (re-seeded after fork) keeps
+    ids unique without that cost. Ids are identifiers, not secrets.
+    """
+    value = _new_object(UUID)
+    _set(value, "int", (_rng.getrandbits(128) & _VERSION_MASK) | _VERSION_BITS)
+    _set(value, "is_safe", SafeUUID.unknown)
+    return value
+
+
+def date_time_factory() -> datetime:
+    """Current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class Message(SerializableBaseModel):
+    """Anything that flows between actors and into the event log.
+
+    ``parent_id`` links a message to the message whose handling caused it;
+    ``sender`` and ``team_id`` are stamped when the message is sent.
+    """
+
+    id: UUID = Field(default_factory=new_id)
+    parent_id: UUID | None = None
+    team_id: UUID | None = None
+    timestamp: datetime | None = Field(default_factory=date_time_factory)
+    sender: ActorAddress | None = None
+    recipient: ActorAddress | None = None
+    display_type: Literal["human", "ai", "other"] = "other"
+
+    def init(
+        self,
+        sender: ActorAddress | None,
+        team_id: UUID | str | None = None,
+        current_message: Message | None = None,
+    ) -> Self:
+        """Stamp sender, team and causal parent; returns ``self``."""
+        values: dict[str, Any] = self.__dict__
+        values["parent_id"] = None if current_message is None else current_message.id
+        values["team_id"] = (
+            team_id if team_id is None or isinstance(team_id, UUID) else UUID(team_id)
+        )
+        values["sender"] = sender
+        return self
+
+
+class UserMessage(Message):
+    """Text typed by a human (or sent on their behalf)."""
+
+    content: str
+    display_type: Literal["human", "ai", "other"] = "human"
+
+
+class ResultMessage(Message):
+    """Text produced as an answer."""
+
+    content: str
+    display_type: Literal["human", "ai", "other"] = "ai"
+
+
+class CancelMessage(Message):
+    """Ask the recipient to abandon its current run; ignored by actors that cannot."""
+
+    reason: str = ""
+
+
+@dataclass
+class StopRecursively:
+    """Plain (non-Message) request to stop an actor and its children."""
+
+
+_IMMUTABLE = (type(None), str, int, float, bool, tuple, frozenset)
+_construct_plans: dict[type, tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+
+
+def _construct_plan(cls: type[Message]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    plan = _construct_plans.get(cls)
+    if plan is None:
+        static: dict[str, Any] = {}
+        factories: list[tuple[str, Any]] = []
+        for name, info in cls.model_fields.items():
+            if info.default_factory is not None:
+                factories.append((name, info.default_factory))
+            elif info.is_required():
+                continue
+            elif isinstance(info.default, _IMMUTABLE):
+                static[name] = info.default
+            else:
+                factories.append((name, lambda d=info.default: copy.deepcopy(d)))
+        plan = _construct_plans[cls] = (static, tuple(factories))
+    return plan
+
+
+def fast_construct(cls: type[M], fields: dict[str, Any]) -> M:
+    """Build a message from trusted, already-typed values without validation.
+
+    Used on the per-message telemetry path where every value comes from the
+    runtime itself; anything user-supplied goes through normal validation.
+    """
+    static, factories = _construct_plan(cls)
+    values = static.copy()
+    for name, factory in factories:
+        values[name] = factory()
+    values.update(fields)
+    obj = _new_object(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(fields))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj

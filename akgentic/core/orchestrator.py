@@ -1,0 +1,410 @@
+"""Orchestrator: root actor of a team, its event history and its teardown."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from typing import Any, TypeVar
+from uuid import UUID
+
+import pykka
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_card import AgentCard
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.agent_state import BaseState
+from akgentic.core.event_subscriber import EventSubscriber
+from akgentic.core.messages.message import Message
+from akgentic.core.messages.orchestrator import (
+    EventMessage,
+    HandledMessage,
+    NotificationMessage,
+    ProcessedMessage,
+    ReceivedMessage,
+    SentMessage,
+    StartMessage,
+    StateChangedMessage,
+    StopMessage,
+    TelemetryBatch,
+)
+from akgentic.core.messages.types import TeamStoppingEvent
+from akgentic.core.proxy import ProxyWrapper
+from akgentic.core.utils.addresses import snapshot_addresses
+
+__all__ = ["STOP_TIMEOUT", "TOOL_ACTOR_PREFIX", "Orchestrator"]
+
+logger = logging.getLogger(__name__)
+
+STOP_TIMEOUT = 30.0
+"""Default grace period of :meth:`Orchestrator.stop` before the backstop fires."""
+
+TOOL_ACTOR_PREFIX = "#"
+"""Names starting with this mark tool actors: stopped after every other member."""
+
+M = TypeVar("M", bound=Message)
+
+
+class Orchestrator(Akgent[BaseConfig, BaseState]):
+    """Root of a team: records telemetry, fans it out, keeps the roster and catalog.
+
+    Everything the orchestrator creates reports to it. Its own sends are not
+    recorded, but its own StartMessage is. ``stop()`` tears the team down in
+    two phases without ever blocking the orchestrator's thread.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.messages: list[Message] = []
+        self.state_dict: dict[str, BaseState] = {}
+        self.agent_cards: dict[str, AgentCard] = {}
+        self.team_metadata: Any = None
+        self.subscribers: list[EventSubscriber] = []
+        self._subscribers_view: tuple[EventSubscriber, ...] = ()
+        self._roster: dict[UUID, ActorAddress] = {}
+        self._stop_event: threading.Event | None = None
+        self._backstop: threading.Timer | None = None
+        self._pending_tool_stops: list[ActorAddress] = []
+        self._stop_lock = threading.Lock()
+        self._finalized = False
+
+    def on_start(self) -> None:
+        """Become the orchestrator of everything created from here, record own start."""
+        self._orchestrator = self._my_address
+        start = StartMessage(config=self.config, parent=self._parent)
+        start.init(self._my_address, self.team_id)
+        self.receiveMsg_StartMessage(start, self._my_address)
+
+    # Its own telemetry would loop back into its own mailbox.
+    def _emit(self, cls: type[Message], _hold: bool = False, **fields: Any) -> None:
+        return None
+
+    def _notify_orchestrator(self, message: Message) -> None:
+        return None
+
+    def on_receive(self, message: Any) -> Any:
+        """Dispatch without the per-turn telemetry other actors emit."""
+        if type(message) is TelemetryBatch:
+            for item in message:
+                self.on_receive(item)
+            return None
+        if not isinstance(message, Message):
+            return self._dispatch(message, None)
+        self._current_message = message
+        result = self._dispatch(message, message.sender)
+        self.state.notify_if_changed()
+        self._current_message = None
+        return result
+
+    # ---------------------------------------------------------- subscribers
+
+    def subscribe(self, subscriber: EventSubscriber) -> None:
+        """Attach ``subscriber`` (once)."""
+        if not any(s is subscriber for s in self.subscribers):
+            self.subscribers.append(subscriber)
+        self._subscribers_view = tuple(self.subscribers)
+
+    def unsubscribe(self, subscriber: EventSubscriber) -> None:
+        """Detach ``subscriber``; unknown subscribers are ignored."""
+        self.subscribers[:] = [s for s in self.subscribers if s is not subscriber]
+        self._subscribers_view = tuple(self.subscribers)
+
+    @staticmethod
+    def snapshot_for_subscribers(message: M) -> M:
+        """``message`` with every live address replaced by its snapshot."""
+        return snapshot_addresses(message)
+
+    def _publish(self, message: Message) -> None:
+        subscribers = self._subscribers_view
+        if not subscribers:
+            return
+        snapshot = snapshot_addresses(message)
+        for subscriber in subscribers:
+            try:
+                subscriber.on_message(snapshot)
+            except Exception:
+                logger.exception("Subscriber %r failed on %s", subscriber, type(message).__name__)
+
+    def _call_hook(self, hook: str) -> None:
+        for subscriber in tuple(self.subscribers):
+            method = getattr(subscriber, hook, None)
+            if method is None:
+                continue
+            try:
+                method(self.team_id)
+            except Exception:
+                logger.exception("Subscriber %r failed in %s", subscriber, hook)
+
+    # ------------------------------------------------------------ telemetry
+
+    def _is_self(self, sender: ActorAddress | None) -> bool:
+        return sender is not None and sender.agent_id == self.agent_id
+
+    def _track(self, message: Message) -> None:
+        sender = message.sender
+        if sender is None or self._is_self(sender):
+            return
+        if isinstance(message, StartMessage):
+            self._roster[sender.agent_id] = sender
+        elif isinstance(message, StopMessage):
+            self._roster.pop(sender.agent_id, None)
+
+    def receiveMsg_StartMessage(self, message: StartMessage, sender: ActorAddress | None) -> None:
+        """Record a new member."""
+        self.messages.append(message)
+        self._track(message)
+        self._publish(message)
+
+    def receiveMsg_StopMessage(self, message: StopMessage, sender: ActorAddress | None) -> None:
+        """Record a departure; during teardown, drive the next stop phase."""
+        self.messages.append(message)
+        self._track(message)
+        if self._stop_event is None:
+            self._publish(message)
+        else:
+            self._advance_stop()
+
+    def _record(self, message: Message, sender: ActorAddress | None) -> None:
+        if sender is not None and sender.agent_id == self.agent_id:
+            return
+        self.messages.append(message)
+        self._publish(message)
+
+    def receiveMsg_SentMessage(self, message: SentMessage, sender: ActorAddress | None) -> None:
+        """Record a send."""
+        self._record(message, sender)
+
+    def receiveMsg_ReceivedMessage(
+        self, message: ReceivedMessage, sender: ActorAddress | None
+    ) -> None:
+        """Record the start of a turn."""
+        self._record(message, sender)
+
+    def receiveMsg_ProcessedMessage(
+        self, message: ProcessedMessage, sender: ActorAddress | None
+    ) -> None:
+        """Record the end of a turn."""
+        self._record(message, sender)
+
+    def receiveMsg_HandledMessage(
+        self, message: HandledMessage, sender: ActorAddress | None
+    ) -> None:
+        """Record a message absorbed into a run."""
+        self._record(message, sender)
+
+    def receiveMsg_NotificationMessage(
+        self, message: NotificationMessage, sender: ActorAddress | None
+    ) -> None:
+        """Record errors, warnings and other notifications."""
+        self._record(message, sender)
+
+    def receiveMsg_StateChangedMessage(
+        self, message: StateChangedMessage, sender: ActorAddress | None
+    ) -> None:
+        """Keep the latest state per agent (not part of the history)."""
+        if sender is not None:
+            self.state_dict[str(sender.agent_id)] = message.state
+        self._publish(message)
+
+    def receiveMsg_EventMessage(self, message: EventMessage, sender: ActorAddress | None) -> None:
+        """Record a domain event."""
+        self.messages.append(message)
+        self._publish(message)
+
+    # --------------------------------------------------------------- queries
+
+    def get_team(self) -> list[ActorAddress]:
+        """Members started and not stopped (tool actors and user proxies included)."""
+        return list(self._roster.values())
+
+    def get_team_member(self, name: str) -> ActorAddress | None:
+        """First member whose name is ``name``."""
+        for member in self._roster.values():
+            if member.name == name:
+                return member
+        return None
+
+    def get_messages(
+        self, sender: ActorAddress | None = None, message_type: type[Message] | None = None
+    ) -> list[Message]:
+        """The history, optionally filtered by sender and message class."""
+        if sender is None and message_type is None:
+            return self.messages
+        return [
+            m
+            for m in self.messages
+            if (sender is None or m.sender == sender)
+            and (message_type is None or isinstance(m, message_type))
+        ]
+
+    def get_events(
+        self, agent_id: str | UUID | None = None, event_class: type | None = None
+    ) -> list[EventMessage]:
+        """EventMessages, optionally by sender id and payload class."""
+        wanted = None if agent_id is None else str(agent_id)
+        return [
+            m
+            for m in self.messages
+            if isinstance(m, EventMessage)
+            and (wanted is None or (m.sender is not None and str(m.sender.agent_id) == wanted))
+            and (event_class is None or isinstance(m.event, event_class))
+        ]
+
+    def get_states(self) -> dict[str, BaseState]:
+        """Latest published state per agent id."""
+        return dict(self.state_dict)
+
+    # --------------------------------------------------------------- catalog
+
+    def register_agent_profile(self, card: AgentCard) -> None:
+        """Add ``card`` to the catalog under ``card.role`` (replacing any previous)."""
+        self.agent_cards[card.role] = card
+
+    def register_agent_profiles(self, cards: list[AgentCard]) -> None:
+        """Register several cards."""
+        for card in cards:
+            self.register_agent_profile(card)
+
+    def get_agent_catalog(self) -> dict[str, AgentCard]:
+        """Role -> card."""
+        return dict(self.agent_cards)
+
+    def get_agent_profile(self, role: str) -> AgentCard | None:
+        """Card of ``role``, if registered."""
+        return self.agent_cards.get(role)
+
+    def get_profiles_by_skill(self, skill: str) -> list[AgentCard]:
+        """Cards listing ``skill``."""
+        return [card for card in self.agent_cards.values() if card.has_skill(skill)]
+
+    def get_available_roles(self) -> list[str]:
+        """Every registered role."""
+        return list(self.agent_cards)
+
+    def get_available_skills(self) -> list[str]:
+        """Sorted union of all skills."""
+        return sorted({skill for card in self.agent_cards.values() for skill in card.skills})
+
+    def get_metadata(self) -> Any:
+        """Team metadata model (shared reference: treat as read-only)."""
+        return self.team_metadata
+
+    def set_metadata(self, metadata: Any) -> None:
+        """Replace the team metadata wholesale (None clears it)."""
+        self.team_metadata = metadata
+
+    # ------------------------------------------------------ children & emits
+
+    def getChildrenOrCreate(
+        self, actor_class: type[Akgent[Any, Any]], config: BaseConfig, **kwargs: Any
+    ) -> ActorAddress:
+        """The live child named ``config.name``, created if there is none.
+
+        Runs on the orchestrator's thread against its own child list, so
+        concurrent callers are serialised and a singleton is created once.
+        """
+        for child in self._children:
+            if child.name == config.name and child.is_alive():
+                return child
+        return self.createActor(actor_class, config=config, **kwargs)
+
+    def emitMessage(self, message: Message) -> None:
+        """Record and publish ``message`` as the team's own; no agent handles it."""
+        message.init(self._my_address, self.team_id)
+        self.messages.append(message)
+        self._publish(message)
+
+    def restore_message(self, message: Message) -> None:
+        """Replay a stored message into history and subscribers."""
+        if isinstance(message, EventMessage) and isinstance(message.event, TeamStoppingEvent):
+            return
+        self.messages.append(message)
+        self._track(message)
+        self._publish(message)
+
+    def end_restoration(self) -> None:
+        """Mark the end of a replay."""
+        self._restoring = False
+
+    # ------------------------------------------------------------------ stop
+
+    def stop(self, grace_timeout: float = STOP_TIMEOUT) -> threading.Event:  # type: ignore[override]
+        """Begin teardown and return an Event set once the orchestrator has stopped.
+
+        Non-blocking: ordinary members are asked to stop (newest first), tool
+        actors (``#`` names) only once no ordinary member is left, and the
+        orchestrator itself once the roster is empty. A backstop timer forces
+        the end after ``grace_timeout`` seconds. Calling it again returns the
+        same Event.
+        """
+        if self._stop_event is not None:
+            return self._stop_event
+        self.emitMessage(EventMessage(event=TeamStoppingEvent()))
+        self._call_hook("on_stop_request")
+        self._stopping = True
+        event = self._stop_event = threading.Event()
+        for child in reversed(self._children):
+            if not child.is_alive():
+                continue
+            if child.name.startswith(TOOL_ACTOR_PREFIX):
+                self._pending_tool_stops.append(child)
+                continue
+            with contextlib.suppress(pykka.ActorDeadError):
+                ProxyWrapper(child, ask=False).stop()
+        self._release_tools_if_ready()
+        backstop = threading.Timer(grace_timeout, self._force_stop)
+        backstop.daemon = True
+        self._backstop = backstop
+        backstop.start()
+        if not self._roster:
+            self._finalize()
+        return event
+
+    def _advance_stop(self) -> None:
+        self._release_tools_if_ready()
+        if not self._roster:
+            self._finalize()
+
+    def _release_tools_if_ready(self) -> None:
+        if any(not m.name.startswith(TOOL_ACTOR_PREFIX) for m in self._roster.values()):
+            return
+        self._flush_tool_stops()
+
+    def _flush_tool_stops(self) -> None:
+        with self._stop_lock:
+            pending, self._pending_tool_stops = self._pending_tool_stops, []
+        for tool in pending:
+            with contextlib.suppress(pykka.ActorDeadError):
+                ProxyWrapper(tool, ask=False).stop()
+
+    def _finalize(self) -> None:
+        with self._stop_lock:
+            if self._finalized:
+                return
+            self._finalized = True
+        if self._backstop is not None:
+            self._backstop.cancel()
+        self.actor_ref.stop(block=False)
+
+    def _force_stop(self) -> None:
+        if not self.actor_ref.is_alive():
+            return
+        logger.warning(
+            "Team %s did not stop within its grace period; forcing the orchestrator down",
+            self.team_id,
+        )
+        self._flush_tool_stops()
+        self.actor_ref.stop(block=False)
+
+    def on_stop(self) -> None:
+        """Run subscribers' ``on_stop``, drop them, and signal the stop Event."""
+        if self._backstop is not None:
+            self._backstop.cancel()
+        self._call_hook("on_stop")
+        super().on_stop()
+        self.subscribers.clear()
+        self._subscribers_view = ()
+        if self._stop_event is None:
+            self._stop_event = threading.Event()
+        self._stop_event.set()

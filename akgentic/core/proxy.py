@@ -1,0 +1,82 @@
+"""Typed method-call proxies on actors, without pykka's proxy introspection.
+
+``ProxyWrapper(address, ask=True)`` turns ``wrapper.method(*args)`` into a
+pykka ``ProxyCall`` on the actor's thread and waits for the result;
+``ask=False`` fires the call and returns ``None``. Reading a non-method
+attribute returns its value (ask) or a future (tell). Results are already
+resolved: never call ``.get()`` on them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pykka
+from pykka.messages import ProxyCall, ProxyGetAttr
+
+from akgentic.core.actor_address import ActorAddress
+
+__all__ = ["ProxyWrapper", "actor_ref_of"]
+
+_kinds: dict[tuple[type, str], bool] = {}
+
+
+def _is_method(cls: type, name: str) -> bool:
+    key = (cls, name)
+    kind = _kinds.get(key)
+    if kind is None:
+        attr = inspect.getattr_static(cls, name, None)
+        kind = _kinds[key] = inspect.isroutine(attr) or isinstance(attr, staticmethod | classmethod)
+    return kind
+
+
+def actor_ref_of(address: ActorAddress) -> pykka.ActorRef[Any]:
+    """The pykka reference behind a live address (RuntimeError for snapshots)."""
+    ref = getattr(address, "actor_ref", None)
+    if ref is None:
+        raise RuntimeError(f"{address!r} is a snapshot address; resolve it to a live address first")
+    return ref  # type: ignore[no-any-return]
+
+
+class ProxyWrapper:
+    """Call methods of an actor through its mailbox (see module docstring)."""
+
+    __slots__ = ("_ask", "_cls", "_ref", "_timeout")
+
+    def __init__(self, address: ActorAddress, ask: bool = True, timeout: float | None = None):
+        ref = actor_ref_of(address)
+        self._ref = ref
+        self._cls: type = ref.actor_class
+        self._ask = ask
+        self._timeout = timeout
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        ref = self._ref
+        if _is_method(self._cls, name):
+            path = (name,)
+            if self._ask:
+                timeout = self._timeout
+
+                def ask_call(*args: Any, **kwargs: Any) -> Any:
+                    return ref.ask(
+                        ProxyCall(attr_path=path, args=args, kwargs=kwargs), timeout=timeout
+                    )
+
+                return ask_call
+
+            def tell_call(*args: Any, **kwargs: Any) -> None:
+                ref.tell(ProxyCall(attr_path=path, args=args, kwargs=kwargs))
+
+            call: Callable[..., Any] = tell_call
+            return call
+        if self._ask:
+            return ref.ask(ProxyGetAttr(attr_path=(name,)), timeout=self._timeout)
+        return ref.ask(ProxyGetAttr(attr_path=(name,)), block=False)
+
+    def __repr__(self) -> str:
+        mode = "ask" if self._ask else "tell"
+        return f"<ProxyWrapper {mode} {self._ref}>"

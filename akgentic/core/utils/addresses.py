@@ -1,0 +1,173 @@
+"""Swap addresses inside models: live -> snapshot for subscribers, snapshot -> live on restore.
+
+Both functions return the *same object* when nothing needed replacing (callers
+rely on that identity as a cheap "unchanged" test) and otherwise a shallow copy;
+the input is never mutated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+from uuid import UUID
+
+from pydantic import BaseModel
+
+from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+
+__all__ = ["hydrate_addresses", "map_addresses", "snapshot_addresses"]
+
+T = TypeVar("T")
+
+_new_object = object.__new__
+_set = object.__setattr__
+
+_SKIP, _ADDRESS, _MODEL, _LIST, _TUPLE, _DICT, _SET, _DATACLASS = range(8)
+_kinds: dict[type, int] = {
+    str: _SKIP,
+    int: _SKIP,
+    float: _SKIP,
+    bool: _SKIP,
+    type(None): _SKIP,
+    bytes: _SKIP,
+    UUID: _SKIP,
+    datetime: _SKIP,
+    list: _LIST,
+    tuple: _TUPLE,
+    dict: _DICT,
+    set: _SET,
+    frozenset: _SET,
+}
+
+
+def _kind(t: type) -> int:
+    # One isinstance walk per type, then a dict hit: this runs per message.
+    kind = _kinds.get(t)
+    if kind is None:
+        if issubclass(t, ActorAddress):
+            kind = _ADDRESS
+        elif issubclass(t, BaseModel):
+            kind = _MODEL
+        elif dataclasses.is_dataclass(t):
+            kind = _DATACLASS
+        else:
+            kind = _SKIP
+        _kinds[t] = kind
+    return kind
+
+
+_SCALAR_ANNOTATIONS: frozenset[Any] = frozenset(
+    {str, int, float, bool, bytes, UUID, datetime, type(None)}
+)
+_field_plans: dict[type, tuple[str, ...]] = {}
+
+
+def _cannot_hold_address(annotation: Any) -> bool:
+    if annotation in _SCALAR_ANNOTATIONS:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return True
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_cannot_hold_address(arg) for arg in typing.get_args(annotation))
+    return False
+
+
+def _address_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    # Fields declared as plain scalars can never hold an address: skip them for good.
+    plan = _field_plans.get(cls)
+    if plan is None:
+        plan = _field_plans[cls] = tuple(
+            name
+            for name, info in cls.model_fields.items()
+            if not _cannot_hold_address(info.annotation)
+        )
+    return plan
+
+
+def map_addresses(value: T, fn: Callable[[ActorAddress], ActorAddress]) -> T:
+    """Apply ``fn`` to every address reachable from ``value``; copy only what changed."""
+    return _map(value, fn)  # type: ignore[no-any-return]
+
+
+def _copy_model(model: BaseModel, changes: dict[str, Any]) -> BaseModel:
+    cls = type(model)
+    copy = _new_object(cls)
+    _set(copy, "__dict__", {**model.__dict__, **changes})
+    _set(copy, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    _set(copy, "__pydantic_extra__", model.__pydantic_extra__)
+    private = model.__pydantic_private__
+    _set(copy, "__pydantic_private__", None if private is None else dict(private))
+    return copy
+
+
+def _map(value: Any, fn: Callable[[ActorAddress], ActorAddress]) -> Any:
+    kind = _kinds.get(type(value))
+    if kind is None:
+        kind = _kind(type(value))
+    if kind == _SKIP:
+        return value
+    if kind == _ADDRESS:
+        return fn(value)
+    if kind == _MODEL:
+        changes: dict[str, Any] | None = None
+        values = value.__dict__
+        for name in _address_fields(type(value)):
+            item = values.get(name)
+            if _kinds.get(type(item)) == _SKIP:
+                continue
+            new = _map(item, fn)
+            if new is not item:
+                if changes is None:
+                    changes = {}
+                changes[name] = new
+        return value if changes is None else _copy_model(value, changes)
+    if kind in (_LIST, _TUPLE):
+        items = [_map(item, fn) for item in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return items if kind == _LIST else tuple(items)
+    if kind == _DICT:
+        new_items = {k: _map(v, fn) for k, v in value.items()}
+        if all(new_items[k] is v for k, v in value.items()):
+            return value
+        return new_items
+    if kind == _SET:
+        mapped = [(item, _map(item, fn)) for item in value]
+        if all(a is b for a, b in mapped):
+            return value
+        return type(value)(b for _, b in mapped)
+    field_changes = {}
+    for f in dataclasses.fields(value):
+        item = getattr(value, f.name)
+        new = _map(item, fn)
+        if new is not item:
+            field_changes[f.name] = new
+    if not field_changes:
+        return value
+    return dataclasses.replace(value, **field_changes)
+
+
+def _to_snapshot(address: ActorAddress) -> ActorAddress:
+    return address._snapshot()
+
+
+def snapshot_addresses(model: T) -> T:
+    """Replace every live address in ``model`` by its read-only snapshot."""
+    return _map(model, _to_snapshot)  # type: ignore[no-any-return]
+
+
+def hydrate_addresses(model: T, resolver: Callable[[ActorAddress], ActorAddress]) -> T:
+    """Replace every snapshot address in ``model`` by ``resolver(snapshot)``.
+
+    Exceptions raised by ``resolver`` propagate; ``model`` is left untouched.
+    """
+
+    def fn(address: ActorAddress) -> ActorAddress:
+        return resolver(address) if isinstance(address, ActorAddressProxy) else address
+
+    return _map(model, fn)  # type: ignore[no-any-return]

@@ -1,0 +1,357 @@
+"""Serialization with persisted type markers.
+
+Every :class:`SerializableBaseModel` dumps to a plain dict carrying
+``"__model__": "<module>.<Class>"``; classes referenced as values dump as
+``{"__type__": path}``, bytes as ``{"__bytes__": base64}`` and actor addresses
+as their :class:`~akgentic.core.actor_address.ActorAddressDict`. Loading walks
+the same markers back. Those dotted paths are written into stored events, so a
+persisted class must never move without leaving an importable alias behind.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import importlib
+import inspect
+import json
+import logging
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Protocol, Self, runtime_checkable
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationInfo, model_serializer
+from pydantic import model_validator as _model_validator
+from pydantic_core import to_jsonable_python
+
+from akgentic.core.actor_address import ActorAddress, ActorAddressDict, ActorAddressProxy
+
+__all__ = [
+    "ADDRESS_KEY",
+    "BYTES_KEY",
+    "MODEL_KEY",
+    "TYPE_KEY",
+    "DeserializeContext",
+    "SerializableBaseModel",
+    "UnresolvableClassError",
+    "class_path",
+    "deserialize_object",
+    "get_field_serializers_map",
+    "import_class",
+    "is_uuid_canonical",
+    "serialize",
+    "serialize_base_model",
+    "serialize_type",
+]
+
+logger = logging.getLogger(__name__)
+
+MODEL_KEY = "__model__"
+TYPE_KEY = "__type__"
+BYTES_KEY = "__bytes__"
+ADDRESS_KEY = "__actor_address__"
+
+_ATOMIC: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+_UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+class UnresolvableClassError(ValueError):
+    """A persisted type marker names a class path that no longer exists."""
+
+
+@runtime_checkable
+class DeserializeContext(Protocol):
+    """Turns serialized addresses back into usable ones while loading."""
+
+    def resolve_address(self, address: ActorAddressDict) -> ActorAddress:
+        """Return the address to use for ``address`` (live if possible)."""
+        ...
+
+
+_class_paths: dict[type, str] = {}
+_imported: dict[str, Any] = {}
+
+
+def class_path(cls: type) -> str:
+    """Dotted ``module.Name`` path of ``cls`` (cached)."""
+    path = _class_paths.get(cls)
+    if path is None:
+        path = _class_paths[cls] = f"{cls.__module__}.{cls.__name__}"
+    return path
+
+
+serialize_type = class_path
+
+
+def import_class(path: str) -> Any:
+    """Import ``pkg.module.Name``.
+
+    Raises :class:`UnresolvableClassError` when the module or the attribute does
+    not exist; a module that exists but fails while importing re-raises as is.
+    """
+    found = _imported.get(path)
+    if found is not None:
+        return found
+    module_name, _, attr = path.rpartition(".")
+    if not module_name or not attr:
+        raise UnresolvableClassError(f"'{path}' is not a dotted 'module.Class' path")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing and (module_name == missing or module_name.startswith(missing + ".")):
+            raise UnresolvableClassError(f"cannot resolve '{path}': no module '{missing}'") from exc
+        raise
+    try:
+        found = getattr(module, attr)
+    except AttributeError as exc:
+        raise UnresolvableClassError(f"cannot resolve '{path}': {exc}") from exc
+    _imported[path] = found
+    return found
+
+
+def is_uuid_canonical(value: str) -> bool:
+    """True for the lowercase hyphenated 36-character UUID form."""
+    return len(value) == 36 and _UUID_RE.match(value) is not None
+
+
+# --------------------------------------------------------------------- dump
+
+
+def serialize(value: Any) -> Any:
+    """Turn ``value`` into JSON-compatible data, tagging types as described above."""
+    t = type(value)
+    if t in _ATOMIC:
+        return value
+    if t is UUID:
+        return str(value)
+    if isinstance(value, ActorAddress):
+        return value.serialize()
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, BaseModel):
+        if isinstance(value, SerializableBaseModel):
+            return serialize_base_model(value)
+        return serialize(value.model_dump())
+    if t is list or t is tuple or t is set or t is frozenset:
+        return [serialize(v) for v in value]
+    if t is dict:
+        return {k: serialize(v) for k, v in value.items()}
+    if isinstance(value, str | int | float):
+        return value
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, bytes | bytearray):
+        return {BYTES_KEY: base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, type):
+        return {TYPE_KEY: class_path(value)}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [serialize(v) for v in value]
+    if isinstance(value, dict):
+        return {k: serialize(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value):
+        out = {f.name: serialize(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        out[MODEL_KEY] = class_path(type(value))
+        return out
+    return to_jsonable_python(value)
+
+
+_FieldPlan = tuple[tuple[str, Callable[[Any, Any], Any] | None], ...]
+_plans: dict[type, _FieldPlan] = {}
+
+
+def get_field_serializers_map(cls: type[BaseModel]) -> dict[str, Callable[[Any, Any], Any]]:
+    """Map field name -> ``fn(model, value)`` for every ``@field_serializer`` of ``cls``."""
+    out: dict[str, Callable[[Any, Any], Any]] = {}
+    for dec in cls.__pydantic_decorators__.field_serializers.values():
+        func: Any = dec.func
+        n_params = len(inspect.signature(func).parameters)
+        wrap = dec.info.mode == "wrap"
+
+        def call(
+            model: Any, value: Any, _f: Any = func, _n: int = n_params, _w: bool = wrap
+        ) -> Any:
+            args: list[Any] = [model, value]
+            if _w:
+                args.append(lambda v: v)
+            while len(args) < _n:
+                args.append(None)
+            return _f(*args[:_n])
+
+        for name in dec.info.fields:
+            out[name] = call
+    return out
+
+
+def _plan(cls: type[BaseModel]) -> _FieldPlan:
+    plan = _plans.get(cls)
+    if plan is None:
+        custom = get_field_serializers_map(cls)
+        plan = tuple(
+            (name, custom.get(name)) for name, info in cls.model_fields.items() if not info.exclude
+        )
+        _plans[cls] = plan
+    return plan
+
+
+def serialize_base_model(model: BaseModel) -> dict[str, Any]:
+    """Dump the declared fields of ``model`` through :func:`serialize`, plus ``__model__``."""
+    values = model.__dict__
+    out: dict[str, Any] = {}
+    for name, fn in _plan(type(model)):
+        value = values.get(name)
+        if fn is not None:
+            value = fn(model, value)
+        out[name] = serialize(value)
+    out[MODEL_KEY] = class_path(type(model))
+    return out
+
+
+# --------------------------------------------------------------------- load
+
+_adapters: dict[type, TypeAdapter[Any]] = {}
+
+
+def _resolve_address(data: dict[str, Any], context: Any) -> ActorAddress:
+    resolver = getattr(context, "resolve_address", None) if context is not None else None
+    if resolver is not None:
+        return resolver(data)  # type: ignore[no-any-return]
+    return ActorAddressProxy(data)
+
+
+def _construct(cls: Any, kwargs: dict[str, Any], context: Any, path: str) -> Any:
+    try:
+        if isinstance(cls, type) and issubclass(cls, SerializableBaseModel):
+            # Keep the marker: it tells the model this is a stored payload.
+            return cls.model_validate({**kwargs, MODEL_KEY: class_path(cls)}, context=context)
+        if isinstance(cls, type) and issubclass(cls, BaseModel):
+            return cls.model_validate(kwargs, context=context)
+        factory: Any = cls
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+            adapter = _adapters.get(cls)
+            if adapter is None:
+                adapter = _adapters[cls] = TypeAdapter(cls)
+            try:
+                return adapter.validate_python(kwargs)
+            except Exception:
+                return factory(**kwargs)
+        return factory(**kwargs)
+    except UnresolvableClassError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"Error deserializing model {path}: {exc}") from exc
+
+
+def _deserialize_items(items: Any, context: Any, canonical_uuid: bool) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(deserialize_object(item, context, canonical_uuid))
+        except UnresolvableClassError as exc:
+            # One stale row must not make a whole history unreadable.
+            logger.warning("Dropping list element with an unresolvable class: %s", exc)
+    return out
+
+
+def deserialize_object(obj: Any, context: Any = None, canonical_uuid: bool = False) -> Any:
+    """Rebuild objects from data produced by :func:`serialize` (recursively)."""
+    t = type(obj)
+    if t is dict:
+        if ADDRESS_KEY in obj:
+            return _resolve_address(obj, context)
+        if BYTES_KEY in obj and len(obj) == 1:
+            return base64.b64decode(obj[BYTES_KEY])
+        if TYPE_KEY in obj and len(obj) == 1:
+            return import_class(obj[TYPE_KEY])
+        marker = obj.get(MODEL_KEY)
+        if marker is not None:
+            cls = import_class(marker)
+            kwargs = {
+                k: deserialize_object(v, context, canonical_uuid)
+                for k, v in obj.items()
+                if k != MODEL_KEY
+            }
+            return _construct(cls, kwargs, context, marker)
+        return {k: deserialize_object(v, context, canonical_uuid) for k, v in obj.items()}
+    if t is list:
+        return _deserialize_items(obj, context, canonical_uuid)
+    if t is tuple:
+        return tuple(_deserialize_items(obj, context, canonical_uuid))
+    if t is set:
+        return set(_deserialize_items(obj, context, canonical_uuid))
+    if canonical_uuid and t is str and is_uuid_canonical(obj):
+        return UUID(obj)
+    return obj
+
+
+_CONTAINERS: frozenset[type] = frozenset({dict, list, tuple, set})
+
+
+class SerializableBaseModel(BaseModel):
+    """Base of every persisted model: tagged dumps, marker-aware loading.
+
+    Models whose ``extra`` is ``"forbid"`` reject unknown keys when built by hand
+    but stay tolerant of payloads that carry their own ``__model__`` marker (we
+    wrote those, and a field may have been removed since): unknown keys there are
+    dropped with a warning.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
+
+    @model_serializer(mode="plain")
+    def _serialize_model(self) -> dict[str, Any]:
+        return serialize_base_model(self)
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """Validate ``obj``; a payload tagged with a subclass yields that subclass."""
+        if type(obj) is dict:
+            marker = obj.get(MODEL_KEY)
+            if marker is not None and marker != class_path(cls) and import_class(marker) is not cls:
+                result = deserialize_object(obj, kwargs.get("context"))
+                if not isinstance(result, cls):
+                    raise TypeError(f"payload tagged {marker!r} is not a {cls.__name__}")
+                return result
+        return super().model_validate(obj, *args, **kwargs)
+
+    @classmethod
+    def model_validate_json(
+        cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any
+    ) -> Self:
+        """Parse JSON text, then validate it like :meth:`model_validate`."""
+        return cls.model_validate(json.loads(json_data), context=kwargs.get("context"))
+
+    @_model_validator(mode="before")
+    @classmethod
+    def _deserialize_input(cls, data: Any, info: ValidationInfo) -> Any:
+        if type(data) is not dict:
+            return data
+        context = info.context
+        marker = data.get(MODEL_KEY)
+        if marker is not None:
+            # Any marker means a stored payload (ours, possibly under an old
+            # path or a subclass's): strip it and tolerate retired fields.
+            data = {k: v for k, v in data.items() if k != MODEL_KEY}
+            if cls.model_config.get("extra") == "forbid":
+                data = _drop_unknown(cls, data)
+        changed: dict[str, Any] | None = None
+        for key, value in data.items():
+            if type(value) in _CONTAINERS:
+                new = deserialize_object(value, context)
+                if new is not value:
+                    if changed is None:
+                        changed = dict(data)
+                    changed[key] = new
+        return data if changed is None else changed
+
+
+def _drop_unknown(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    known = set(cls.model_fields)
+    known.update(f.alias for f in cls.model_fields.values() if f.alias)
+    unknown = [k for k in data if k not in known]
+    if not unknown:
+        return data
+    logger.warning("Ignoring unknown keys %s in a stored %s payload", unknown, cls.__name__)
+    return {k: v for k, v in data.items() if k in known}

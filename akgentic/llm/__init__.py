@@ -1,0 +1,155 @@
+"""akgentic.llm: the bridge between akgentic agents and pydantic-ai.
+
+Configuration models, prompt templates, errors and the LLM event classes are
+cheap to import (pydantic only). Everything that needs pydantic-ai or a provider
+SDK (``ReactAgent``, ``ContextManager``, ``create_model``...) is loaded the first
+time it is accessed, so ``import akgentic.llm`` never imports pydantic-ai.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from akgentic.llm.config import (
+    AgentUsageLimits,
+    CompactionConfig,
+    HttpClientConfig,
+    ModelConfig,
+    OpenRouterRouting,
+    ReactAgentConfig,
+    RuntimeConfig,
+    RunUsageLimits,
+    model_roster_key,
+    normalize_model_roster,
+    validate_unique_roster_keys,
+)
+from akgentic.llm.errors import (
+    AgentUsageLimitError,
+    ModelSwitchError,
+    RunUsageLimitError,
+    UsageLimitError,
+)
+from akgentic.llm.events import (
+    LlmContextClearedEvent,
+    LlmContextCompactedEvent,
+    LlmMessageEvent,
+    LlmSystemPromptEvent,
+    LlmUsageEvent,
+    SystemPromptPartSnapshot,
+    ToolCallEvent,
+    ToolReturnEvent,
+)
+from akgentic.llm.prompts import (
+    PromptTemplate,
+    current_datetime_prompt,
+    json_output_reminder_prompt,
+)
+
+if TYPE_CHECKING:
+    from akgentic.llm.agent import ReactAgent, UserPrompt
+    from akgentic.llm.budget import DEFAULT_CONCLUSION_REASON, LifetimeBudget, LimitRecovery
+    from akgentic.llm.compaction import (
+        COMPACTION_STRATEGIES,
+        SUMMARY_INSTRUCTIONS,
+        CompactionResult,
+        CompactionStrategy,
+        create_compaction,
+    )
+    from akgentic.llm.context import ContextManager, ContextObserver
+    from akgentic.llm.pricing import (
+        AgentUsageSummary,
+        ModelUsage,
+        RunUsageSummary,
+        aggregate_usage,
+        estimate_cost,
+    )
+    from akgentic.llm.providers import create_model, create_model_settings, get_output_type
+
+__version__ = "0.1.0"
+
+_LAZY: dict[str, str] = {
+    "ReactAgent": "akgentic.llm.agent",
+    "UserPrompt": "akgentic.llm.agent",
+    "DEFAULT_CONCLUSION_REASON": "akgentic.llm.budget",
+    "LifetimeBudget": "akgentic.llm.budget",
+    "LimitRecovery": "akgentic.llm.budget",
+    "COMPACTION_STRATEGIES": "akgentic.llm.compaction",
+    "SUMMARY_INSTRUCTIONS": "akgentic.llm.compaction",
+    "CompactionResult": "akgentic.llm.compaction",
+    "CompactionStrategy": "akgentic.llm.compaction",
+    "create_compaction": "akgentic.llm.compaction",
+    "ContextManager": "akgentic.llm.context",
+    "ContextObserver": "akgentic.llm.context",
+    "AgentUsageSummary": "akgentic.llm.pricing",
+    "ModelUsage": "akgentic.llm.pricing",
+    "RunUsageSummary": "akgentic.llm.pricing",
+    "aggregate_usage": "akgentic.llm.pricing",
+    "estimate_cost": "akgentic.llm.pricing",
+    "create_model": "akgentic.llm.providers",
+    "create_model_settings": "akgentic.llm.providers",
+    "get_output_type": "akgentic.llm.providers",
+}
+
+__all__ = [
+    "COMPACTION_STRATEGIES",
+    "DEFAULT_CONCLUSION_REASON",
+    "SUMMARY_INSTRUCTIONS",
+    "AgentUsageLimitError",
+    "AgentUsageLimits",
+    "AgentUsageSummary",
+    "CompactionConfig",
+    "CompactionResult",
+    "CompactionStrategy",
+    "ContextManager",
+    "ContextObserver",
+    "HttpClientConfig",
+    "LifetimeBudget",
+    "LimitRecovery",
+    "LlmContextClearedEvent",
+    "LlmContextCompactedEvent",
+    "LlmMessageEvent",
+    "LlmSystemPromptEvent",
+    "LlmUsageEvent",
+    "ModelConfig",
+    "ModelSwitchError",
+    "ModelUsage",
+    "OpenRouterRouting",
+    "PromptTemplate",
+    "ReactAgent",
+    "ReactAgentConfig",
+    "RunUsageLimitError",
+    "RunUsageLimits",
+    "RunUsageSummary",
+    "RuntimeConfig",
+    "SystemPromptPartSnapshot",
+    "ToolCallEvent",
+    "ToolReturnEvent",
+    "UsageLimitError",
+    "UserPrompt",
+    "__version__",
+    "aggregate_usage",
+    "create_compaction",
+    "create_model",
+    "create_model_settings",
+    "current_datetime_prompt",
+    "estimate_cost",
+    "get_output_type",
+    "json_output_reminder_prompt",
+    "model_roster_key",
+    "normalize_model_roster",
+    "validate_unique_roster_keys",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'akgentic.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

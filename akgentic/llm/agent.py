@@ -1,0 +1,506 @@
+"""ReactAgent: one pydantic-ai agent, its durable history and its budgets.
+
+A ReactAgent owns an asyncio event loop created with it, and every synchronous
+entry point runs on that loop, so the provider's HTTP connection pool always
+belongs to one loop. Build it on the thread that will use it (an actor builds
+it in ``on_start``).
+
+Each run:
+
+1. folds user notes held since before the first run into the prompt;
+2. asks the lifetime budget for permission (:class:`AgentUsageLimitError` if refused);
+3. compacts the history first when the last request came close to the model's
+   ``context_length``;
+4. closes any tool call a previous failed run left unanswered;
+5. runs pydantic-ai with the durable history and the run-tier limits, adding
+   every new message to the :class:`ContextManager` as soon as its graph step
+   ends (that is what reports the LLM events);
+6. on a run-tier breach, runs one tool-free concluding turn (see
+   :class:`~akgentic.llm.budget.LimitRecovery`) or raises
+   :class:`RunUsageLimitError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeAlias, TypeVar
+
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models import Model
+
+from akgentic.llm.budget import LifetimeBudget, LimitRecovery, to_pydantic_limits
+from akgentic.llm.compaction import CompactionStrategy, create_compaction, estimate_tokens
+from akgentic.llm.config import (
+    ModelConfig,
+    ReactAgentConfig,
+    RunUsageLimits,
+    check_compaction_bounds,
+    compaction_threshold,
+    model_roster_key,
+)
+from akgentic.llm.context import ContextManager, ContextObserver
+from akgentic.llm.errors import ModelSwitchError, RunUsageLimitError
+from akgentic.llm.events import (
+    LlmContextClearedEvent,
+    LlmContextCompactedEvent,
+    LlmMessageEvent,
+    LlmSystemPromptEvent,
+    LlmUsageEvent,
+)
+from akgentic.llm.pricing import estimate_cost
+from akgentic.llm.providers import create_model, get_output_type
+
+__all__ = ["ReactAgent", "UserPrompt"]
+
+logger = logging.getLogger(__name__)
+
+UserPrompt: TypeAlias = str | list[str | BinaryContent]
+DepsT = TypeVar("DepsT")
+F = TypeVar("F", bound=Callable[..., Any])
+
+_ABORTED = "Error: tool call aborted due to failure: {reason}"
+
+
+class _RunRecorder:
+    """Moves a run's new messages into the durable context, each exactly once."""
+
+    def __init__(self, context: ContextManager) -> None:
+        self.context = context
+        self.done = 0
+
+    def flush(self, new_messages: Sequence[ModelMessage]) -> None:
+        for message in new_messages[self.done :]:
+            self.context.add_message(message)
+        self.done = len(new_messages)
+
+
+class ReactAgent(Generic[DepsT]):
+    """A tool-using LLM agent with event-sourced history and two usage-limit tiers.
+
+    ``model`` replaces the model built from ``config.model_cfg`` (tests pass a
+    pydantic-ai ``FunctionModel``). ``observer`` receives every LLM event.
+    """
+
+    def __init__(
+        self,
+        config: ReactAgentConfig | None = None,
+        *,
+        deps_type: type[DepsT] | None = None,
+        tools: Sequence[Any] = (),
+        toolsets: Sequence[Any] | None = None,
+        result_type: Any = str,
+        observer: ContextObserver | None = None,
+        model: Model | None = None,
+        capabilities: Sequence[Any] | None = None,
+        limit_recovery: LimitRecovery | None = None,
+    ) -> None:
+        self._config = config or ReactAgentConfig()
+        self._closed = False
+        self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self._loop)
+        self._context = ContextManager(max_messages=self._config.max_messages, pricer=estimate_cost)
+        if observer is not None:
+            self._context.subscribe(observer)
+        self._active_cfg = self._config.model_cfg
+        self._roster = list(self._config.model_roster)
+        self._model_override = model
+        self._model: Model = model or create_model(
+            self._active_cfg, self._config.runtime_cfg.http_client_config
+        )
+        self._owned_models: list[Model] = [] if model is not None else [self._model]
+        self._budget = LifetimeBudget(self._config.agent_usage_limits)
+        self._recovery = limit_recovery or LimitRecovery()
+        self._result_type = result_type
+        self._last_failure = "the run ended before the tool returned"
+        self._summary_follows_active = self._config.compaction_cfg.summary_model_cfg is None
+        self._compaction = self._build_compaction(self._model)
+        self._agent: Agent[Any, Any] = Agent(
+            self._model,
+            output_type=get_output_type(self._active_cfg, result_type),
+            deps_type=deps_type or type(None),
+            tools=tools,
+            toolsets=toolsets,
+            retries=self._config.runtime_cfg.retries,
+            end_strategy=self._config.runtime_cfg.end_strategy,
+            capabilities=capabilities,
+        )
+
+    # ---------------------------------------------------------------- wiring
+
+    def _build_compaction(self, active_model: Model) -> CompactionStrategy:
+        cfg = self._config.compaction_cfg
+        if cfg.summary_model_cfg is None:
+            summary_model = active_model
+        elif self._model_override is not None:
+            summary_model = self._model_override
+        else:
+            summary_model = create_model(
+                cfg.summary_model_cfg, self._config.runtime_cfg.http_client_config
+            )
+            self._owned_models.append(summary_model)
+        return create_compaction(cfg, cfg.summary_model_cfg or self._active_cfg, summary_model)
+
+    @property
+    def context(self) -> ContextManager:
+        """The durable history and its observers."""
+        return self._context
+
+    @property
+    def pydantic_agent(self) -> Agent[Any, Any]:
+        """The underlying pydantic-ai agent."""
+        return self._agent
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop this agent runs on."""
+        return self._loop
+
+    @property
+    def config(self) -> ReactAgentConfig:
+        """The configuration the agent was built from."""
+        return self._config
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close`."""
+        return self._closed
+
+    def subscribe_context(self, observer: ContextObserver) -> None:
+        """Add an observer of the LLM events."""
+        self._context.subscribe(observer)
+
+    def system_prompt(self, func: F) -> F:
+        """Register a system-prompt function (re-evaluated every run; may take ``RunContext``).
+
+        pydantic-ai only puts system prompts into an empty history, so they
+        reach the model at the start of a conversation and after a clear.
+        """
+        self._agent.system_prompt(dynamic=True)(func)
+        return func
+
+    def tool(self, func: F) -> F:
+        """Register a tool whose first parameter is pydantic-ai's ``RunContext``."""
+        self._agent.tool(func)
+        return func
+
+    def active_model(self) -> ModelConfig:
+        """The configuration of the model the next run uses."""
+        return self._active_cfg
+
+    def model_roster(self) -> list[ModelConfig]:
+        """The models this agent may switch between (a fresh list)."""
+        return list(self._roster)
+
+    def usage_totals(self) -> tuple[int, int, int]:
+        """Lifetime ``(runs, input_tokens, output_tokens)`` as the budget counts them."""
+        b = self._budget
+        return b.run_count, b.input_tokens, b.output_tokens
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("ReactAgent is closed")
+
+    # ------------------------------------------------------------------ runs
+
+    def run_sync(
+        self, user_prompt: UserPrompt, deps: DepsT | None = None, output_type: Any = None
+    ) -> Any:
+        """Run one turn to completion on the agent's own loop and return its output."""
+        self._check_open()
+        return self._loop.run_until_complete(self.run(user_prompt, deps, output_type))
+
+    async def run(
+        self, user_prompt: UserPrompt, deps: DepsT | None = None, output_type: Any = None
+    ) -> Any:
+        """Run one turn (see the module docstring for the steps) and return its output."""
+        self._check_open()
+        prompt = self._with_pending(user_prompt)
+        self._budget.preflight()
+        await self._auto_compact()
+        try:
+            return await self._run_once(prompt, deps, output_type, self._config.run_usage_limits)
+        except UsageLimitExceeded as exc:
+            breach = RunUsageLimitError(str(exc))
+            reason = self._recovery.decide(exc)
+            if reason is None:
+                raise breach from exc
+            try:
+                output = await self.conclude_without_tools(
+                    reason, deps=deps, output_type=output_type
+                )
+            except Exception as conclusion_error:
+                logger.warning("The concluding turn failed: %s", conclusion_error)
+                raise breach from exc
+            if output is None or (isinstance(output, str) and not output.strip()):
+                raise breach from exc
+            return output
+
+    def conclude_without_tools_sync(
+        self, reason: str, *, deps: DepsT | None = None, output_type: Any = None
+    ) -> Any:
+        """Synchronous :meth:`conclude_without_tools`."""
+        self._check_open()
+        return self._loop.run_until_complete(
+            self.conclude_without_tools(reason, deps=deps, output_type=output_type)
+        )
+
+    async def conclude_without_tools(
+        self, reason: str, *, deps: DepsT | None = None, output_type: Any = None
+    ) -> Any:
+        """One model turn with no tools available and a single request allowed.
+
+        Counts as a run for the lifetime budget; its own breach is never recovered.
+        """
+        self._check_open()
+        self._budget.preflight()
+        with self._agent.override(tools=[], toolsets=[]):
+            return await self._run_once(
+                reason, deps, output_type, RunUsageLimits(run_request_limit=1)
+            )
+
+    def _with_pending(self, user_prompt: UserPrompt) -> UserPrompt:
+        pending = self._context.drain_pending_user_prompts()
+        if not pending:
+            return user_prompt
+        if isinstance(user_prompt, str):
+            return "\n\n".join([*pending, user_prompt])
+        return [*pending, *user_prompt]
+
+    async def _run_once(
+        self, prompt: UserPrompt, deps: DepsT | None, output_type: Any, limits: RunUsageLimits
+    ) -> Any:
+        self._close_dangling_tool_calls(self._last_failure)
+        recorder = _RunRecorder(self._context)
+        run: Any = None
+        try:
+            async with self._agent.iter(
+                prompt,
+                deps=deps,
+                message_history=self._context.messages,
+                usage_limits=to_pydantic_limits(limits),
+                model=self._model,
+                output_type=get_output_type(self._active_cfg, output_type or self._result_type),
+            ) as run:
+                async for _node in run:
+                    recorder.flush(run.new_messages())
+            result = run.result
+        except Exception as exc:
+            self._last_failure = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            raise
+        finally:
+            if run is not None:
+                recorder.flush(run.new_messages())
+                usage = run.usage
+                self._budget.add(usage.input_tokens or 0, usage.output_tokens or 0)
+                self._context.record_system_prompt(run.run_id, run.all_messages())
+        return result.output if result is not None else None
+
+    def _close_dangling_tool_calls(self, reason: str) -> None:
+        """Answer tool calls a failed run left open, so the next prompt is accepted.
+
+        A run that dies while its tools execute leaves the model's tool calls
+        without returns (pydantic-ai may also have stored an empty, interrupted
+        request). The history is append-only, so the answers are added as a new
+        request; the model then sees each call closed with an error text.
+        """
+        messages = self._context.messages
+        index = len(messages) - 1
+        while index >= 0 and isinstance(messages[index], ModelRequest):
+            index -= 1
+        if index < 0:
+            return
+        response = messages[index]
+        assert isinstance(response, ModelResponse)
+        answered = {
+            getattr(p, "tool_call_id", None)
+            for m in messages[index + 1 :]
+            for p in m.parts
+            if p.part_kind in ("tool-return", "retry-prompt")
+        }
+        open_calls = [
+            p
+            for p in response.parts
+            if isinstance(p, ToolCallPart) and p.tool_call_id not in answered
+        ]
+        if not open_calls:
+            return
+        content = _ABORTED.format(reason=reason)
+        self._context.add_message(
+            ModelRequest(
+                parts=[
+                    ToolReturnPart(
+                        tool_name=c.tool_name,
+                        content=content,
+                        tool_call_id=c.tool_call_id,
+                        outcome="failed",
+                    )
+                    for c in open_calls
+                ],
+                run_id=response.run_id,
+            )
+        )
+
+    # ------------------------------------------------------------ compaction
+
+    async def _auto_compact(self) -> None:
+        threshold = compaction_threshold(self._active_cfg, self._config.compaction_cfg)
+        if threshold is not None and self._context.last_input_tokens > threshold:
+            await self._compact_now()
+
+    async def _compact_now(self) -> int:
+        messages = self._context.messages
+        result = await self._compaction.compact(messages)
+        if result.replaced_message_count <= 0:
+            return 0
+        event = LlmContextCompactedEvent(
+            run_id="",
+            strategy_id=getattr(self._compaction, "id", type(self._compaction).__name__),
+            summary=result.summary,
+            replaced_message_count=result.replaced_message_count,
+            summarizer_prompt_version=self._config.compaction_cfg.summarizer_prompt_version,
+            tokens_before=self._context.last_input_tokens or estimate_tokens(messages),
+            tokens_after=result.tokens_after,
+        )
+        self._context.compact(event)
+        return result.replaced_message_count
+
+    def compact(self) -> str:
+        """Fold older history now with the configured strategy; returns a one-line report."""
+        self._check_open()
+        count = self._loop.run_until_complete(self._compact_now())
+        if count == 0:
+            return "Nothing to compact."
+        return f"Compacted: replaced {count} earlier message(s) with a summary."
+
+    def clear_context(self) -> str:
+        """Forget the whole history; returns a one-line report."""
+        self._check_open()
+        count = self._context.clear_context()
+        return f"Cleared {count} message(s); the system prompt comes back on the next run."
+
+    # ---------------------------------------------------------------- restore
+
+    def restore_context(self, events: Sequence[Any]) -> None:
+        """Rebuild history and lifetime counters from persisted events, in order.
+
+        Accepts LLM events or wrappers exposing them as ``.event`` (the core's
+        EventMessage); anything else is ignored. Emits nothing.
+        """
+        messages: list[ModelMessage] = []
+        system_hash: str | None = None
+        runs: set[str] = set()
+        tokens_in = tokens_out = 0
+        for item in events:
+            event = getattr(item, "event", item)
+            if isinstance(event, LlmMessageEvent):
+                messages.append(event.message)
+            elif isinstance(event, LlmContextCompactedEvent):
+                messages = ContextManager.fold_compaction(messages, event)
+            elif isinstance(event, LlmContextClearedEvent):
+                messages = []
+                system_hash = None
+            elif isinstance(event, LlmSystemPromptEvent):
+                system_hash = event.content_hash
+            elif isinstance(event, LlmUsageEvent):
+                runs.add(event.run_id)
+                tokens_in += event.input_tokens
+                tokens_out += event.output_tokens
+        self._context.restore(messages)
+        self._context.seed_system_prompt_hash(system_hash)
+        self._budget.seed(len(runs), tokens_in, tokens_out)
+
+    # ---------------------------------------------------------- model switch
+
+    def switch_model(self, key: str) -> ModelConfig:
+        """Make the roster entry ``provider:model`` active from the next run on."""
+        self._check_open()
+        by_key = {model_roster_key(m): m for m in self._roster}
+        cfg = by_key.get(key)
+        if cfg is None:
+            raise ModelSwitchError(
+                f"unknown model {key!r}; available: {', '.join(by_key) or '(empty roster)'}"
+            )
+        try:
+            check_compaction_bounds(
+                cfg, self._config.compaction_cfg, self._config.run_usage_limits
+            )
+        except ValueError as exc:
+            raise ModelSwitchError(str(exc)) from exc
+        if self._model_override is not None:
+            model = self._model_override
+        else:
+            try:
+                model = create_model(cfg, self._config.runtime_cfg.http_client_config)
+            except (ValueError, ImportError) as exc:
+                raise ModelSwitchError(f"cannot build {key!r}: {exc}") from exc
+            self._owned_models.append(model)
+        self._active_cfg = cfg
+        self._model = model
+        if self._summary_follows_active:
+            self._compaction = self._build_compaction(model)
+        return cfg
+
+    # ---------------------------------------------------------------- closing
+
+    def close(self) -> None:
+        """Release the HTTP clients and the event loop. Idempotent; never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        loop = self._loop
+        try:
+            loop.run_until_complete(self._close_clients())
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        except Exception:
+            logger.warning("Error while closing a ReactAgent", exc_info=True)
+        finally:
+            with contextlib.suppress(Exception):
+                loop.close()
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients from inside a running loop (the loop itself stays)."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._close_clients()
+
+    async def _close_clients(self) -> None:
+        for model in self._owned_models:
+            for client in _clients_of(model):
+                try:
+                    await client.close()
+                except Exception:
+                    logger.debug("Closing a model client failed", exc_info=True)
+
+    def __enter__(self) -> ReactAgent[DepsT]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _clients_of(model: Model) -> list[Any]:
+    inner = getattr(model, "models", None)
+    if isinstance(inner, list | tuple):
+        return [c for m in inner for c in _clients_of(m)]
+    client = getattr(model, "client", None)
+    return [client] if client is not None and hasattr(client, "close") else []

@@ -1,0 +1,134 @@
+"""akgentic.team: team definitions, event-sourced persistence and team lifecycle.
+
+Public names are exported lazily (``from akgentic.team import TeamCard`` imports
+only the module that defines it), so importing the package is cheap and never
+pulls in an LLM library or a store plugin.
+
+Persistence in one paragraph: a :class:`TeamCard` defines a team; each running
+team has a :class:`Process` record and an append-only log of
+:class:`PersistedEvent` in an :class:`EventStore`, written by a
+:class:`PersistenceSubscriber`, plus the latest :class:`AgentStateSnapshot` of
+each agent. Stores are plugins chosen by URL: :func:`open_event_store` opens
+``sqlite:///...`` (the default), ``yaml:///...`` or any installed scheme.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from akgentic.team.card import TeamCard, TeamCardMember
+    from akgentic.team.card_yaml import CardProblem, TeamCardValidationError, load_team_card
+    from akgentic.team.errors import (
+        DuplicateEventError,
+        EventLogUnreadableError,
+        EventStoreError,
+        InvalidStoreURLError,
+        TeamCardError,
+        TeamError,
+        TeamRecordUnreadableError,
+        UnknownStoreSchemeError,
+    )
+    from akgentic.team.messages import WelcomeMessage
+    from akgentic.team.metadata import (
+        TeamMetadata,
+        derive_metadata_indexes,
+        make_index_entry,
+    )
+    from akgentic.team.models import (
+        AgentStateSnapshot,
+        PersistedEvent,
+        Process,
+        TeamStatus,
+        validate_metadata,
+    )
+    from akgentic.team.store import BatchEventStore, EventStore
+    from akgentic.team.stores.sqlite import SqliteEventStore
+    from akgentic.team.stores.yaml import YamlEventStore
+    from akgentic.team.subscribers.persistence import (
+        PersistenceStoppedError,
+        PersistenceSubscriber,
+    )
+    from akgentic.team.urls import DEFAULT_STORE_URL, default_store_url, open_event_store
+
+_LAZY: dict[str, str] = {
+    "TeamCard": "akgentic.team.card",
+    "TeamCardMember": "akgentic.team.card",
+    "CardProblem": "akgentic.team.card_yaml",
+    "TeamCardValidationError": "akgentic.team.card_yaml",
+    "load_team_card": "akgentic.team.card_yaml",
+    "DuplicateEventError": "akgentic.team.errors",
+    "EventLogUnreadableError": "akgentic.team.errors",
+    "EventStoreError": "akgentic.team.errors",
+    "InvalidStoreURLError": "akgentic.team.errors",
+    "TeamCardError": "akgentic.team.errors",
+    "TeamError": "akgentic.team.errors",
+    "TeamRecordUnreadableError": "akgentic.team.errors",
+    "UnknownStoreSchemeError": "akgentic.team.errors",
+    "WelcomeMessage": "akgentic.team.messages",
+    "TeamMetadata": "akgentic.team.metadata",
+    "derive_metadata_indexes": "akgentic.team.metadata",
+    "make_index_entry": "akgentic.team.metadata",
+    "AgentStateSnapshot": "akgentic.team.models",
+    "PersistedEvent": "akgentic.team.models",
+    "Process": "akgentic.team.models",
+    "TeamStatus": "akgentic.team.models",
+    "validate_metadata": "akgentic.team.models",
+    "BatchEventStore": "akgentic.team.store",
+    "EventStore": "akgentic.team.store",
+    "SqliteEventStore": "akgentic.team.stores.sqlite",
+    "YamlEventStore": "akgentic.team.stores.yaml",
+    "PersistenceStoppedError": "akgentic.team.subscribers.persistence",
+    "PersistenceSubscriber": "akgentic.team.subscribers.persistence",
+    "DEFAULT_STORE_URL": "akgentic.team.urls",
+    "default_store_url": "akgentic.team.urls",
+    "open_event_store": "akgentic.team.urls",
+}
+
+__all__ = [
+    "DEFAULT_STORE_URL",
+    "AgentStateSnapshot",
+    "BatchEventStore",
+    "CardProblem",
+    "DuplicateEventError",
+    "EventLogUnreadableError",
+    "EventStore",
+    "EventStoreError",
+    "InvalidStoreURLError",
+    "PersistedEvent",
+    "PersistenceStoppedError",
+    "PersistenceSubscriber",
+    "Process",
+    "SqliteEventStore",
+    "TeamCard",
+    "TeamCardError",
+    "TeamCardMember",
+    "TeamCardValidationError",
+    "TeamError",
+    "TeamMetadata",
+    "TeamRecordUnreadableError",
+    "TeamStatus",
+    "UnknownStoreSchemeError",
+    "WelcomeMessage",
+    "YamlEventStore",
+    "default_store_url",
+    "derive_metadata_indexes",
+    "load_team_card",
+    "make_index_entry",
+    "open_event_store",
+    "validate_metadata",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'akgentic.team' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

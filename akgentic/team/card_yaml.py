@@ -1,0 +1,206 @@
+"""Reading and writing team cards as YAML, with errors that point into the file.
+
+:func:`load_team_card` validates a card file and, when it is wrong, raises one
+:class:`TeamCardValidationError` listing *every* problem with its location
+(``members[0].card.agent_class``) and the line it starts on, so a command line
+tool can print them all at once and create nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from pydantic import ValidationError
+
+from akgentic.core.agent_card import config_type_of
+from akgentic.core.utils.serializer import MODEL_KEY, TYPE_KEY, class_path
+from akgentic.team.errors import TeamCardError
+
+if TYPE_CHECKING:
+    from akgentic.core.agent_card import AgentCard
+    from akgentic.team.card import TeamCard, TeamCardMember
+
+__all__ = [
+    "CardProblem",
+    "TeamCardValidationError",
+    "card_to_data",
+    "dump_yaml",
+    "load_team_card",
+    "parse_team_card",
+]
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@dataclass(frozen=True)
+class CardProblem:
+    """One validation problem of a card file."""
+
+    location: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.location or "(card)"
+        if self.line is not None:
+            where = f"line {self.line}: {where}"
+        return f"{where}: {self.message}"
+
+
+class TeamCardValidationError(TeamCardError):
+    """A card file is not a valid team card; ``problems`` lists every issue."""
+
+    def __init__(self, source: str, problems: list[CardProblem]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = "\n".join(f"  {problem}" for problem in problems)
+        count = len(problems)
+        super().__init__(
+            f"{source}: invalid team card ({count} problem{'s' if count != 1 else ''}):\n{lines}"
+        )
+
+
+# ------------------------------------------------------------------ dump
+
+
+def _class_ref(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {TYPE_KEY}:
+        return value[TYPE_KEY]
+    return value
+
+
+def _card_data(card: AgentCard) -> dict[str, Any]:
+    data: dict[str, Any] = card.model_dump()
+    data.pop(MODEL_KEY, None)
+    data["agent_class"] = _class_ref(data["agent_class"])
+    config = data.get("config")
+    if isinstance(config, dict):
+        expected = config_type_of(card.get_agent_class())
+        if config.get(MODEL_KEY) == class_path(expected):
+            config.pop(MODEL_KEY)
+        if config.get("squad_id") is None:
+            config.pop("squad_id", None)
+    for key, default in (("can_be_hired", False), ("routes_to", []), ("metadata", {})):
+        if data.get(key) == default:
+            data.pop(key)
+    return data
+
+
+def _member_data(member: TeamCardMember) -> dict[str, Any]:
+    data: dict[str, Any] = {"card": _card_data(member.card)}
+    if member.headcount != 1:
+        data["headcount"] = member.headcount
+    if member.members:
+        data["members"] = [_member_data(child) for child in member.members]
+    return data
+
+
+def card_to_data(card: TeamCard) -> dict[str, Any]:
+    """A team card as the plain mapping one would write by hand.
+
+    Type tags are kept only where they carry information (a config subclass
+    that the agent class does not imply, types inside ``metadata`` values).
+    """
+    data: dict[str, Any] = {}
+    if card.name is not None:
+        data["name"] = card.name
+    if card.description is not None:
+        data["description"] = card.description
+    data["entry_point"] = _member_data(card.entry_point)
+    if card.members:
+        data["members"] = [_member_data(member) for member in card.members]
+    if card.message_types:
+        data["message_types"] = [{TYPE_KEY: class_path(t)} for t in card.message_types]
+    if card.metadata_type is not None:
+        data["metadata_type"] = {TYPE_KEY: class_path(card.metadata_type)}
+    if card.agent_profiles:
+        data["agent_profiles"] = [_card_data(profile) for profile in card.agent_profiles]
+    if card.welcome_message is not None:
+        data["welcome_message"] = card.welcome_message
+    return data
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML text for plain data, keys in insertion order."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+
+
+# ------------------------------------------------------------------ load
+
+
+def _node_for(root: yaml.Node | None, loc: tuple[int | str, ...]) -> yaml.Node | None:
+    """The deepest YAML node along ``loc`` (a pydantic error location)."""
+    node = root
+    found = root
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if getattr(k, "value", None) == part), None)
+            if match is None:
+                return found
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                return found
+            node = node.value[part]
+        else:
+            return found
+        found = node
+    return found
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def _problems(error: ValidationError, root: yaml.Node | None) -> list[CardProblem]:
+    problems: list[CardProblem] = []
+    for item in error.errors(include_url=False):
+        # Pydantic inserts the class name of a union/tagged branch into loc; drop non-keys.
+        loc = tuple(p for p in item["loc"] if isinstance(p, int) or not p[:1].isupper())
+        node = _node_for(root, loc)
+        line = node.start_mark.line + 1 if node is not None else None
+        message = str(item["msg"]).removeprefix("Value error, ")
+        problems.append(CardProblem(_location(loc), message, line))
+    return problems
+
+
+def parse_team_card(text: str, source: str = "<string>") -> TeamCard:
+    """Validate YAML text as a :class:`TeamCard`, raising :class:`TeamCardValidationError`."""
+    from akgentic.team.card import TeamCard
+
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = CardProblem("", f"not valid YAML: {exc}", line)
+        raise TeamCardValidationError(source, [problem]) from None
+    if not isinstance(data, dict):
+        raise TeamCardValidationError(
+            source, [CardProblem("", f"a team card is a mapping, not {type(data).__name__}", 1)]
+        )
+    try:
+        return TeamCard.model_validate(data)
+    except ValidationError as exc:
+        raise TeamCardValidationError(source, _problems(exc, root)) from None
+
+
+def load_team_card(path: str | Path) -> TeamCard:
+    """Read a YAML team card file (see :func:`parse_team_card`)."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TeamCardValidationError(str(file), [CardProblem("", f"cannot read: {exc}")]) from exc
+    return parse_team_card(text, str(file))

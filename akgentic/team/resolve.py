@@ -1,0 +1,105 @@
+"""Turn the class references of a team card (dotted paths, registered names) into classes.
+
+A YAML card may name an agent class or a message type three ways: a dotted
+``module.Class`` path, a ``{"__type__": "module.Class"}`` tag (what a dumped card
+contains), or a name registered by a plugin through ``akgentic_agent_classes``
+/ ``akgentic_message_types`` (message types also answer to their ``aliases``).
+The plugin registry is only consulted when an import cannot answer, so loading a
+card written with dotted paths never triggers plugin discovery.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from akgentic.core.utils.serializer import TYPE_KEY, UnresolvableClassError, import_class
+
+__all__ = ["resolve_agent_class", "resolve_class", "resolve_message_type"]
+
+
+def _registered_agent_class(name: str) -> type | None:
+    from akgentic.plugins import get_registry
+
+    spec = get_registry().agent_classes().get(name)
+    return None if spec is None else spec.agent_class
+
+
+def _registered_message_type(name: str) -> type | None:
+    from akgentic.plugins import get_registry
+
+    specs = get_registry().message_types()
+    spec = specs.get(name)
+    if spec is not None:
+        return spec.message_class
+    for candidate in specs.values():
+        if name in candidate.aliases:
+            return candidate.message_class
+    return None
+
+
+def _registered_names(kind: str) -> list[str]:
+    from akgentic.plugins import get_registry
+
+    registry = get_registry()
+    specs = registry.agent_classes() if kind == "agent class" else registry.message_types()
+    return sorted(specs)
+
+
+def resolve_class(
+    value: object,
+    kind: str,
+    lookup: Callable[[str], type | None] | None = None,
+) -> type:
+    """Resolve ``value`` (a class, a dotted path, a ``__type__`` tag or a registered name).
+
+    Raises ``ValueError`` with a message saying what was tried and, for an
+    unknown registered name, which names are available.
+    """
+    if isinstance(value, type):
+        return value
+    if isinstance(value, dict) and set(value) == {TYPE_KEY}:
+        value = value[TYPE_KEY]
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(
+            f"{kind} must be a class, a dotted 'module.Class' path or a registered name, "
+            f"got {value!r}"
+        )
+    name = value.strip()
+    import_error: Exception | None = None
+    if "." in name:
+        try:
+            found: Any = import_class(name)
+        except (UnresolvableClassError, ImportError) as exc:
+            import_error = exc
+        else:
+            if not isinstance(found, type):
+                raise ValueError(f"{kind} {name!r} names {type(found).__name__}, not a class")
+            return found
+    if lookup is not None:
+        registered = lookup(name)
+        if registered is not None:
+            return registered
+    if import_error is not None:
+        raise ValueError(f"cannot import {kind} {name!r}: {import_error}")
+    available = _registered_names(kind) if lookup is not None else []
+    listed = ", ".join(available) if available else "none"
+    raise ValueError(
+        f"unknown {kind} {name!r}: not a dotted 'module.Class' path and no installed plugin "
+        f"registers that name (registered: {listed})"
+    )
+
+
+def resolve_agent_class(value: object) -> type:
+    """Resolve an agent class reference of a card (see :func:`resolve_class`)."""
+    return resolve_class(value, "agent class", _registered_agent_class)
+
+
+def resolve_message_type(value: object) -> type:
+    """Resolve a message type reference of a card (see :func:`resolve_class`)."""
+    from akgentic.core.messages.message import Message
+
+    cls = resolve_class(value, "message type", _registered_message_type)
+    if not issubclass(cls, Message):
+        raise ValueError(f"message type {cls.__module__}.{cls.__name__} is not a Message subclass")
+    return cls

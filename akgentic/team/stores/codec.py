@@ -1,0 +1,85 @@
+"""JSON encoding of the persistence models, shared by the built-in stores.
+
+The tagged dump of each model (``__model__`` markers included) is the
+authoritative stored form; columns or file names a store derives from it are
+only there to find rows quickly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from uuid import UUID
+
+from akgentic.team.errors import EventLogUnreadableError, TeamRecordUnreadableError
+from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process
+
+__all__ = [
+    "decode_event",
+    "decode_process",
+    "decode_state",
+    "dumps",
+    "encode_event",
+    "encode_process",
+    "encode_state",
+    "plain",
+]
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON, one line (newlines inside strings are escaped)."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def plain(data: Any) -> Any:
+    """``data`` with every str/int subclass (StrEnum...) turned into its plain type."""
+    result: Any = json.loads(dumps(data))
+    return result
+
+
+def encode_event(event: PersistedEvent) -> str:
+    """The stored JSON text of an event."""
+    return dumps(event.model_dump())
+
+
+def decode_event(data: str | dict[str, Any], team_id: UUID, sequence: int) -> PersistedEvent:
+    """Rebuild an event; an undecodable one raises ``EventLogUnreadableError``."""
+    try:
+        raw = json.loads(data) if isinstance(data, str) else data
+        return PersistedEvent.model_validate(raw)
+    except Exception as exc:
+        raise EventLogUnreadableError(
+            f"event {sequence} of team {team_id} cannot be decoded: {exc}"
+        ) from exc
+
+
+def encode_state(snapshot: AgentStateSnapshot) -> str:
+    """The stored JSON text of an agent state snapshot."""
+    return dumps(snapshot.model_dump())
+
+
+def decode_state(data: str | dict[str, Any], team_id: UUID, agent_id: str) -> AgentStateSnapshot:
+    """Rebuild a snapshot; an undecodable one raises ``EventLogUnreadableError``."""
+    try:
+        raw = json.loads(data) if isinstance(data, str) else data
+        return AgentStateSnapshot.model_validate(raw)
+    except Exception as exc:
+        raise EventLogUnreadableError(
+            f"state of agent {agent_id} in team {team_id} cannot be decoded: {exc}"
+        ) from exc
+
+
+def encode_process(process: Process) -> str:
+    """The stored JSON text of a team record."""
+    return dumps(process.model_dump())
+
+
+def decode_process(data: str | dict[str, Any], team_id: str) -> Process:
+    """Rebuild a team record; an undecodable one raises ``TeamRecordUnreadableError``."""
+    try:
+        raw = json.loads(data) if isinstance(data, str) else data
+        return Process.model_validate(raw)
+    except Exception as exc:
+        raise TeamRecordUnreadableError(
+            f"the record of team {team_id} cannot be decoded: {exc}"
+        ) from exc

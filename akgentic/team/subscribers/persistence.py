@@ -1,0 +1,313 @@
+"""PersistenceSubscriber: writes a team's event stream into an event store.
+
+Every message the orchestrator reports takes exactly one of two tracks:
+
+* a :class:`~akgentic.core.messages.StateChangedMessage` with a sender becomes
+  the agent's latest :class:`~akgentic.team.models.AgentStateSnapshot`
+  (an upsert; it consumes no sequence number and is not part of the log); one
+  without a sender has no agent to file it under and is dropped;
+* anything else is appended to the log with the next sequence number, gap-free.
+
+While the team layer replays a stored history (``set_restoring(team_id,
+True)``) nothing is written, and a resumed team continues numbering from
+``initial_sequence`` (the store's ``get_max_sequence``).
+
+Two write modes:
+
+* **direct** (``batching=False``): ``on_message`` returns once the store has
+  acknowledged the write. A write the store refuses raises there and the
+  sequence number is handed out again to the next message.
+* **batched** (the default when the store offers ``save_events``): messages
+  are numbered on the caller's thread and written by one writer thread per
+  subscriber, which commits everything that queued up meanwhile in one
+  durable transaction (group commit). The store then always holds a gap-free
+  prefix of the stream, in order. An event counts as acknowledged once
+  :attr:`durable_sequence` has reached it; :meth:`flush` waits for that, and
+  ``on_stop`` flushes, so a stopped team has everything on disk. A failed
+  write stops persistence for this team: the error is logged, and raised by
+  the next ``on_message`` and by :meth:`flush`.
+
+A snapshot that fails to save is lost for good (there is no log entry to
+rebuild it from), which is why failures are logged loudly in both modes.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import weakref
+from uuid import UUID
+
+from akgentic.core.messages.message import Message
+from akgentic.core.messages.orchestrator import StateChangedMessage
+from akgentic.team.errors import EventStoreError
+from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
+from akgentic.team.store import BatchEventStore, EventStore
+
+__all__ = ["PersistenceStoppedError", "PersistenceSubscriber"]
+
+logger = logging.getLogger(__name__)
+
+_Record = PersistedEvent | AgentStateSnapshot
+_live: weakref.WeakSet[PersistenceSubscriber] = weakref.WeakSet()
+
+
+class PersistenceStoppedError(EventStoreError):
+    """A batched write failed earlier, so this team's persistence has stopped."""
+
+
+class PersistenceSubscriber:
+    """Event subscriber that persists one team's messages and agent states.
+
+    ``batching=None`` picks batched writes when the store supports them.
+    ``max_pending`` bounds the queue of a batched subscriber: a producer that
+    gets that far ahead of the disk waits (back-pressure) instead of growing
+    memory without limit.
+    """
+
+    def __init__(
+        self,
+        team_id: UUID,
+        event_store: EventStore,
+        initial_sequence: int = 0,
+        *,
+        batching: bool | None = None,
+        max_pending: int = 10_000,
+    ) -> None:
+        if initial_sequence < 0:
+            raise ValueError(f"initial_sequence must be >= 0, not {initial_sequence}")
+        if max_pending < 1:
+            raise ValueError(f"max_pending must be >= 1, not {max_pending}")
+        can_batch = isinstance(event_store, BatchEventStore)
+        if batching and not can_batch:
+            raise TypeError(f"{type(event_store).__name__} has no save_events: cannot batch")
+        self.team_id = team_id
+        self.event_store = event_store
+        self.batching = can_batch if batching is None else batching
+        self.max_pending = max_pending
+        self._sequence = initial_sequence
+        self._durable = initial_sequence
+        self._restoring = False
+        self._cond = threading.Condition()
+        self._pending: list[_Record] = []
+        self._writing = False
+        self._failure: BaseException | None = None
+        self._writer: threading.Thread | None = None
+
+    # -- state ------------------------------------------------------------
+    @property
+    def sequence(self) -> int:
+        """The sequence number given to the last event (``initial_sequence`` before any)."""
+        return self._sequence
+
+    @property
+    def durable_sequence(self) -> int:
+        """The highest sequence the store has acknowledged (everything below it too)."""
+        return self._durable
+
+    @property
+    def restoring(self) -> bool:
+        """Whether a replay is in progress (nothing is written meanwhile)."""
+        return self._restoring
+
+    # -- EventSubscriber hooks --------------------------------------------
+    def on_message(self, msg: Message) -> None:
+        """Persist ``msg``: state snapshots are upserted, everything else appended."""
+        if self._restoring:
+            return
+        if isinstance(msg, StateChangedMessage):
+            snapshot = self._snapshot(msg)
+            if snapshot is not None:
+                self._submit_state(snapshot)
+            return
+        with self._cond:
+            self._raise_if_stopped()
+            sequence = self._sequence + 1
+            event = PersistedEvent(
+                team_id=self.team_id, sequence=sequence, event=msg, timestamp=utc_now()
+            )
+            if not self.batching:
+                self.event_store.save_event(event)
+                self._sequence = self._durable = sequence
+                return
+            self._sequence = sequence
+            self._enqueue(event)
+
+    def set_restoring(self, team_id: UUID, restoring: bool) -> None:
+        """Suspend (True) or resume (False) writing, around a replay of this team."""
+        self._check_team(team_id)
+        self._restoring = restoring
+
+    def on_stop_request(self, team_id: UUID) -> None:
+        """Teardown began: nothing to do yet (the team still reports its last messages)."""
+        self._check_team(team_id)
+
+    def on_stop(self, team_id: UUID) -> None:
+        """The team is stopping: write everything still queued and end the writer thread."""
+        self._check_team(team_id)
+        self.close()
+
+    # -- batching ---------------------------------------------------------
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every event handed to the subscriber is acknowledged by the store.
+
+        Raises ``TimeoutError`` after ``timeout`` seconds, or the write failure
+        that stopped persistence.
+        """
+        with self._cond:
+            done = self._cond.wait_for(
+                lambda: self._failure is not None or (not self._pending and not self._writing),
+                timeout,
+            )
+            self._raise_if_stopped()
+            if not done:
+                raise TimeoutError(
+                    f"team {self.team_id}: {len(self._pending)} record(s) still not written "
+                    f"after {timeout}s"
+                )
+
+    def close(self, timeout: float | None = 60.0) -> None:
+        """Flush, then stop the writer thread (a later message starts a new one)."""
+        writer = self._writer
+        try:
+            self.flush(timeout)
+        finally:
+            with self._cond:
+                self._writer = None
+                if self._pending and self._failure is None:
+                    self._ensure_writer()  # queued after the flush: a fresh writer takes it
+                self._cond.notify_all()
+            if writer is not None and writer is not threading.current_thread():
+                writer.join(timeout)
+
+    def _enqueue(self, record: _Record) -> None:
+        """Queue a record for the writer (caller holds the condition)."""
+        self._pending.append(record)
+        self._ensure_writer()
+        self._cond.notify_all()
+        while len(self._pending) >= self.max_pending and self._failure is None:
+            self._cond.wait()
+
+    def _ensure_writer(self) -> None:
+        """Start the writer thread if none runs (caller holds the condition)."""
+        if self._writer is None:
+            self._writer = threading.Thread(
+                target=self._write_loop,
+                name=f"akgentic-persistence-{self.team_id}",
+                daemon=True,
+            )
+            self._writer.start()
+            _live.add(self)
+
+    def _write_loop(self) -> None:
+        me = threading.current_thread()
+        while True:
+            with self._cond:
+                self._cond.wait_for(
+                    lambda: (bool(self._pending) and not self._writing) or self._writer is not me
+                )
+                if self._writer is not me:
+                    return  # closed or replaced: whatever is queued belongs to the next writer
+                batch, self._pending = self._pending, []
+                self._writing = True
+                self._cond.notify_all()
+            try:
+                self._write(batch)
+            except BaseException as exc:
+                logger.error(
+                    "persistence of team %s stopped: writing %d record(s) failed: %s",
+                    self.team_id,
+                    len(batch),
+                    exc,
+                )
+                with self._cond:
+                    self._failure = exc
+                    self._pending = []
+                    self._writing = False
+                    self._cond.notify_all()
+                return
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+    def _write(self, batch: list[_Record]) -> None:
+        events = [r for r in batch if isinstance(r, PersistedEvent)]
+        latest: dict[str, AgentStateSnapshot] = {}
+        for record in batch:
+            if isinstance(record, AgentStateSnapshot):
+                latest[record.agent_id] = record
+        # Events first: a snapshot then never describes a point past the stored log.
+        if events:
+            store = self.event_store
+            assert isinstance(store, BatchEventStore)
+            store.save_events(events)
+            with self._cond:
+                self._durable = events[-1].sequence
+        for snapshot in latest.values():
+            self._save_state(snapshot)
+
+    # -- states -----------------------------------------------------------
+    def _snapshot(self, msg: StateChangedMessage) -> AgentStateSnapshot | None:
+        sender = msg.sender
+        if sender is None:
+            logger.debug("state change without a sender in team %s: not persisted", self.team_id)
+            return None
+        return AgentStateSnapshot(
+            team_id=self.team_id,
+            agent_id=str(sender.agent_id),
+            name=sender.name,
+            state=msg.state,
+            updated_at=utc_now(),
+        )
+
+    def _submit_state(self, snapshot: AgentStateSnapshot) -> None:
+        with self._cond:
+            self._raise_if_stopped()
+            if self.batching:
+                self._enqueue(snapshot)
+                return
+        self._save_state(snapshot)
+
+    def _save_state(self, snapshot: AgentStateSnapshot) -> None:
+        try:
+            self.event_store.save_agent_state(snapshot)
+        except Exception:
+            logger.error(
+                "state of agent %s (%s) in team %s could not be saved and is lost until it "
+                "changes again",
+                snapshot.name,
+                snapshot.agent_id,
+                self.team_id,
+            )
+            raise
+
+    # -- helpers ----------------------------------------------------------
+    def _raise_if_stopped(self) -> None:
+        if self._failure is not None:
+            raise PersistenceStoppedError(
+                f"persistence of team {self.team_id} stopped after a failed write "
+                f"(last acknowledged sequence {self._durable}): {self._failure}"
+            ) from self._failure
+
+    def _check_team(self, team_id: UUID) -> None:
+        if team_id != self.team_id:
+            raise ValueError(
+                f"PersistenceSubscriber of team {self.team_id} was called for team {team_id}"
+            )
+
+    def __repr__(self) -> str:
+        return (
+            f"PersistenceSubscriber(team_id={self.team_id}, sequence={self._sequence}, "
+            f"durable={self._durable}, batching={self.batching})"
+        )
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    """A process that exits without stopping its teams still writes what it queued."""
+    for subscriber in list(_live):
+        try:
+            subscriber.close(timeout=10.0)
+        except Exception as exc:
+            logger.error("team %s: events lost at exit: %s", subscriber.team_id, exc)

@@ -1,0 +1,392 @@
+"""An offline OpenAI-compatible chat-completions server that plays a script.
+
+Tests point a real OpenAI client (through ``ModelConfig(provider="openai-chat",
+base_url=...)``) at this server instead of the internet. Each request to
+``/v1/chat/completions`` consumes the next step of the script; the request
+body is recorded so a test can check what the model was sent. Streaming
+(``"stream": true``, server-sent events) and plain JSON replies are both served.
+
+    with ScriptedLLMServer([tool_call("lookup", {"q": "x"}), text("done")]) as server:
+        agent = ReactAgent(ReactAgentConfig(model_cfg=server.model_config()))
+        ...
+        assert server.requests[1]["messages"][-1]["role"] == "tool"
+
+Steps are built with :func:`text`, :func:`tool_call`, :func:`tool_calls`,
+:func:`structured` and :func:`error`; a plain string is a text step and a
+callable ``(request_body) -> Step`` decides at request time. A request that
+finds the script used up gets an HTTP 400 whose message says so.
+
+Only the standard library is used; the server binds 127.0.0.1 on a free port
+and runs in a daemon thread.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from akgentic.llm.config import ModelConfig
+
+__all__ = [
+    "ScriptStep",
+    "ScriptedLLMServer",
+    "StepSpec",
+    "ToolCallSpec",
+    "error",
+    "structured",
+    "text",
+    "tool_call",
+    "tool_calls",
+]
+
+DEFAULT_MODEL = "scripted-model"
+
+
+@dataclass(frozen=True)
+class ToolCallSpec:
+    """One tool call in a reply: the tool name and its JSON arguments."""
+
+    name: str
+    arguments: dict[str, Any] | str
+    id: str | None = None
+
+    def arguments_json(self) -> str:
+        """The arguments as the JSON text the API carries."""
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments)
+
+
+@dataclass(frozen=True)
+class ScriptStep:
+    """One scripted reply: text and/or tool calls, or an HTTP error."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCallSpec, ...] = ()
+    status: int = 200
+    error_message: str | None = None
+    usage: tuple[int, int] | None = None  # (prompt_tokens, completion_tokens)
+    finish_reason: str | None = None
+
+
+StepSpec: TypeAlias = ScriptStep | str | Callable[[dict[str, Any]], "ScriptStep | str"]
+
+
+def text(content: str, *, usage: tuple[int, int] | None = None) -> ScriptStep:
+    """A plain assistant text reply."""
+    return ScriptStep(content=content, usage=usage)
+
+
+def tool_call(
+    name: str,
+    arguments: dict[str, Any] | str | None = None,
+    *,
+    id: str | None = None,
+    usage: tuple[int, int] | None = None,
+) -> ScriptStep:
+    """A reply calling one tool with ``arguments`` (a dict, or raw JSON text)."""
+    return ScriptStep(tool_calls=(ToolCallSpec(name, arguments or {}, id),), usage=usage)
+
+
+def tool_calls(
+    *calls: tuple[str, dict[str, Any] | str] | ToolCallSpec,
+    content: str | None = None,
+    usage: tuple[int, int] | None = None,
+) -> ScriptStep:
+    """A reply calling several tools at once (optionally with some text next to them)."""
+    specs = tuple(c if isinstance(c, ToolCallSpec) else ToolCallSpec(c[0], c[1]) for c in calls)
+    return ScriptStep(content=content, tool_calls=specs, usage=usage)
+
+
+def structured(value: Any, *, usage: tuple[int, int] | None = None) -> ScriptStep:
+    """A structured-output reply: ``value`` (a dict or a pydantic model) as JSON text.
+
+    This is what a model with native structured output (``response_format``)
+    returns. For tool-based output, script ``tool_call("final_result", {...})``.
+    """
+    dump = getattr(value, "model_dump", None)
+    data = dump(mode="json") if callable(dump) else value
+    return ScriptStep(content=json.dumps(data), usage=usage)
+
+
+def error(status: int = 500, message: str = "scripted failure") -> ScriptStep:
+    """An HTTP error reply (OpenAI error body). Note the client retries 429 and 5xx."""
+    return ScriptStep(status=status, error_message=message)
+
+
+def _estimate_tokens(value: Any) -> int:
+    return max(1, len(json.dumps(value)) // 4)
+
+
+class ScriptedLLMServer:
+    """An OpenAI-compatible server on 127.0.0.1 replaying a script of replies.
+
+    Use it as a context manager (or call :meth:`start` / :meth:`stop`). Add
+    steps at any time with :meth:`add`. ``requests`` holds every received
+    chat-completion body, in arrival order.
+    """
+
+    def __init__(
+        self,
+        script: Iterable[StepSpec] = (),
+        *,
+        model: str = DEFAULT_MODEL,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.model = model
+        self._host = host
+        self._port = port
+        self._lock = threading.Lock()
+        self._script: deque[StepSpec] = deque(script)
+        self._served = 0
+        self._ids = itertools.count(1)
+        self.requests: list[dict[str, Any]] = []
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --------------------------------------------------------------- script
+
+    def add(self, *steps: StepSpec) -> ScriptedLLMServer:
+        """Append steps to the script; returns the server for chaining."""
+        with self._lock:
+            self._script.extend(steps)
+        return self
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted steps are still unplayed."""
+        with self._lock:
+            return len(self._script)
+
+    @property
+    def served(self) -> int:
+        """How many chat-completion requests have been answered from the script."""
+        with self._lock:
+            return self._served
+
+    def _next_step(self, body: dict[str, Any]) -> ScriptStep | None:
+        with self._lock:
+            self.requests.append(body)
+            if not self._script:
+                return None
+            spec = self._script.popleft()
+            self._served += 1
+        if callable(spec) and not isinstance(spec, ScriptStep):
+            spec = spec(body)
+        return text(spec) if isinstance(spec, str) else spec
+
+    # ------------------------------------------------------------ lifecycle
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>`` (the server must be started)."""
+        if self._httpd is None:
+            raise RuntimeError("the scripted LLM server is not started")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI ``base_url`` of this server (``<url>/v1``)."""
+        return f"{self.url}/v1"
+
+    def model_config(self, **overrides: Any) -> ModelConfig:
+        """A ``ModelConfig`` that talks to this server through the Chat Completions API."""
+        from akgentic.llm.config import ModelConfig
+
+        fields: dict[str, Any] = {
+            "provider": "openai-chat",
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key": "scripted",
+        }
+        fields.update(overrides)
+        return ModelConfig(**fields)
+
+    def start(self) -> ScriptedLLMServer:
+        """Bind and serve in a daemon thread (idempotent)."""
+        if self._httpd is not None:
+            return self
+        handler = type("_BoundHandler", (_Handler,), {"server_ref": self})
+        self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},  # bounds how long stop() waits
+            name="scripted-llm-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port (idempotent)."""
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> ScriptedLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------- replies
+
+    def completion(self, body: dict[str, Any], step: ScriptStep) -> dict[str, Any]:
+        """The non-streaming chat-completion JSON for ``step``."""
+        message: dict[str, Any] = {"role": "assistant", "content": step.content}
+        calls = self._tool_call_payloads(step)
+        if calls:
+            message["tool_calls"] = calls
+        prompt, completion = self._usage(body, step)
+        return {
+            "id": f"chatcmpl-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": step.finish_reason or ("tool_calls" if calls else "stop"),
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    def chunks(self, body: dict[str, Any], step: ScriptStep) -> Iterator[dict[str, Any]]:
+        """The streaming chunks for ``step`` (role, content, tool calls, finish, usage)."""
+        base = {
+            "id": f"chatcmpl-{next(self._ids)}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+        }
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        yield chunk({"role": "assistant", "content": ""})
+        if step.content:
+            # Two pieces, so clients really assemble a streamed text.
+            half = len(step.content) // 2 or len(step.content)
+            yield chunk({"content": step.content[:half]})
+            if step.content[half:]:
+                yield chunk({"content": step.content[half:]})
+        calls = self._tool_call_payloads(step)
+        for index, call in enumerate(calls):
+            yield chunk({"tool_calls": [{"index": index, **call}]})
+        yield chunk({}, step.finish_reason or ("tool_calls" if calls else "stop"))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            prompt, completion = self._usage(body, step)
+            yield {
+                **base,
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
+            }
+
+    def _tool_call_payloads(self, step: ScriptStep) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": call.id or f"call_{next(self._ids)}",
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments_json()},
+            }
+            for call in step.tool_calls
+        ]
+
+    @staticmethod
+    def _usage(body: dict[str, Any], step: ScriptStep) -> tuple[int, int]:
+        if step.usage is not None:
+            return step.usage
+        out = (step.content or "") + "".join(c.arguments_json() for c in step.tool_calls)
+        return _estimate_tokens(body.get("messages", [])), max(1, len(out) // 4)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_ref: ScriptedLLMServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output quiet."""
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, kind: str) -> None:
+        self._json(status, {"error": {"message": message, "type": kind, "code": kind}})
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            model = self.server_ref.model
+            self._json(200, {"object": "list", "data": [{"id": model, "object": "model"}]})
+        else:
+            self._error(404, f"no such path {self.path}", "not_found")
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._error(404, f"the scripted server only serves chat completions, not {self.path}",
+                        "not_found")
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError as exc:
+            self._error(400, f"request body is not JSON: {exc}", "invalid_request_error")
+            return
+        server = self.server_ref
+        step = server._next_step(body)
+        if step is None:
+            self._error(
+                400,
+                f"scripted LLM server: the script is exhausted ({server.served} step(s) played); "
+                f"request #{len(server.requests)} has no reply",
+                "script_exhausted",
+            )
+            return
+        if step.status != 200:
+            self._error(step.status, step.error_message or "scripted failure", "scripted_error")
+            return
+        if body.get("stream"):
+            self._stream(server.chunks(body, step))
+        else:
+            self._json(200, server.completion(body, step))
+
+    def _stream(self, chunks: Iterator[dict[str, Any]]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(b"data: " + json.dumps(chunk).encode("utf-8") + b"\n\n")
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+

@@ -1,0 +1,102 @@
+"""A batched PersistenceSubscriber killed with SIGKILL keeps every acknowledged event."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+
+from akgentic.team import SqliteEventStore, YamlEventStore
+
+CHILD = """
+import sys
+from uuid import UUID
+from akgentic.core.messages import UserMessage
+from akgentic.team import PersistenceSubscriber
+from akgentic.team.stores.{module} import {cls}
+
+store = {cls}.from_url(sys.argv[1])
+team_id = UUID(sys.argv[2])
+subscriber = PersistenceSubscriber(team_id, store, batching=True)
+reported = 0
+sequence = 0
+while True:
+    sequence += 1
+    subscriber.on_message(UserMessage(content=f"{{sequence}}:" + "x" * 2000))
+    if subscriber.durable_sequence != reported:
+        reported = subscriber.durable_sequence
+        print(reported, flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "cls", "url"),
+    [
+        ("sqlite", "SqliteEventStore", "sqlite:///{tmp}/a.db"),
+        ("yaml", "YamlEventStore", "yaml:///{tmp}/teams"),
+    ],
+)
+def test_a_killed_team_keeps_every_event_reported_durable(
+    module: str, cls: str, url: str, tmp_path: Path
+) -> None:
+    store_url = url.format(tmp=tmp_path)
+    team_id = uuid4()
+    code = CHILD.format(module=module, cls=cls)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, store_url, str(team_id)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    durable = 0
+    try:
+        assert child.stdout is not None
+        for line in child.stdout:
+            durable = int(line)
+            if durable >= 300:
+                break
+        os.kill(child.pid, signal.SIGKILL)
+        for line in child.stdout.read().splitlines():
+            durable = max(durable, int(line))
+        child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=60)
+    assert durable >= 300, child.stderr.read() if child.stderr else ""
+
+    opener = SqliteEventStore.from_url if module == "sqlite" else YamlEventStore.from_url
+    store = opener(store_url)
+    try:
+        sequences = [e.sequence for e in store.load_events(team_id)]
+        assert sequences == list(range(1, len(sequences) + 1))
+        assert len(sequences) >= durable
+        contents = [e.event.content for e in store.load_events(team_id)]  # type: ignore[attr-defined]
+        assert all(text.startswith(f"{i}:") for i, text in enumerate(contents, start=1))
+    finally:
+        store.close()
+
+
+def test_a_process_exiting_without_stopping_its_team_still_writes_the_queue(
+    tmp_path: Path,
+) -> None:
+    team_id = uuid4()
+    store_url = f"sqlite:///{tmp_path}/a.db"
+    code = (
+        "import sys\n"
+        "from uuid import UUID\n"
+        "from akgentic.core.messages import UserMessage\n"
+        "from akgentic.team import PersistenceSubscriber, SqliteEventStore\n"
+        "store = SqliteEventStore.from_url(sys.argv[1])\n"
+        "subscriber = PersistenceSubscriber(UUID(sys.argv[2]), store, batching=True)\n"
+        "for i in range(500):\n"
+        "    subscriber.on_message(UserMessage(content=str(i)))\n"
+    )
+    subprocess.run([sys.executable, "-c", code, store_url, str(team_id)], check=True, timeout=120)
+    with SqliteEventStore.from_url(store_url) as store:
+        assert store.get_max_sequence(team_id) == 500
