@@ -117,6 +117,24 @@ def bench_akgentic(n: int, asks: int) -> tuple[float, list[float]]:
     return n / elapsed, latencies
 
 
+def bench_bare_akgent(n: int) -> float:
+    """The same counting Akgent as a root actor: no orchestrator, so no telemetry."""
+    system = ActorSystem()
+    counter = system.createActor(CountingAgent)
+    for _ in range(200):
+        system.tell(counter, UserMessage(content="warm-up"))
+    system.ask(counter, UserMessage(content="sync"))
+    messages = [UserMessage(content="hello") for _ in range(n)]
+    start = time.perf_counter()
+    for message in messages[:-1]:
+        system.tell(counter, message)
+    system.ask(counter, messages[-1])
+    elapsed = time.perf_counter() - start
+    system.proxy_ask(counter, CountingAgent).stop()
+    system.shutdown(timeout=10)
+    return n / elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=20000)
@@ -125,6 +143,7 @@ def main() -> None:
 
     pykka_rate = bench_pykka(args.messages)
     akgentic_rate, latencies = bench_akgentic(args.messages, args.asks)
+    bare_rate = bench_bare_akgent(args.messages)
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
     result = {
@@ -132,6 +151,7 @@ def main() -> None:
         "subscribers": 1,
         "akgentic_msgs_per_s": round(akgentic_rate, 1),
         "pykka_msgs_per_s": round(pykka_rate, 1),
+        "akgentic_no_telemetry_msgs_per_s": round(bare_rate, 1),
         "ask_latency_median_us": round(statistics.median(latencies) * 1e6, 1),
         "ask_latency_p99_us": round(p99 * 1e6, 1),
         "ratio_vs_pykka": round(akgentic_rate / pykka_rate, 3),

@@ -7,7 +7,7 @@ import logging
 import threading
 import traceback as tb_module
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 from uuid import UUID, uuid4
 
 import pykka
@@ -16,7 +16,9 @@ from akgentic.core.actor_address import ActorAddress, ActorAddressDict, ActorAdd
 from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
+from akgentic.core.agent_team import TeamAccess
 from akgentic.core.dispatch import SUPER, resolve_handlers
+from akgentic.core.errors import WarningError
 from akgentic.core.mailbox import Inbox, peek_messages, take_messages
 from akgentic.core.messages.message import Message, StopRecursively, fast_construct
 from akgentic.core.messages.orchestrator import (
@@ -35,8 +37,7 @@ from akgentic.core.messages.orchestrator import (
 from akgentic.core.proxy import ProxyWrapper
 
 if TYPE_CHECKING:
-    from akgentic.core.agent_card import AgentCard
-    from akgentic.core.orchestrator import Orchestrator
+    pass
 
 __all__ = ["SUPER", "Akgent", "AkgentDeserializeContext", "WarningError"]
 
@@ -46,10 +47,6 @@ ConfigType = TypeVar("ConfigType", bound=BaseConfig)
 StateType = TypeVar("StateType", bound=BaseState)
 T = TypeVar("T")
 M = TypeVar("M", bound=Message)
-
-
-class WarningError(Exception):
-    """Raise from a handler to report a handled, user-visible problem (not a failure)."""
 
 
 def _as_uuid(value: UUID | str | None) -> UUID:
@@ -78,7 +75,7 @@ class AkgentDeserializeContext:
         return ActorAddressStopped(address)
 
 
-class Akgent(pykka.ThreadingActor, Generic[ConfigType, StateType]):
+class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
     """Base actor: dispatch by ``receiveMsg_<Type>``, telemetry, state checkpoints.
 
     Construct through ``createActor`` (on an ActorSystem or a parent actor), not
@@ -157,15 +154,6 @@ class Akgent(pykka.ThreadingActor, Generic[ConfigType, StateType]):
         """Address of the team's orchestrator, if any."""
         return self._orchestrator
 
-    @property
-    def orchestrator_proxy_ask(self) -> Orchestrator:
-        """Blocking proxy on the orchestrator (built on first use)."""
-        if self._orchestrator is None:
-            raise WarningError(f"{self.config.name} has no orchestrator")
-        if self._orchestrator_proxy is None:
-            self._orchestrator_proxy = ProxyWrapper(self._orchestrator)
-        return cast("Orchestrator", self._orchestrator_proxy)
-
     # ------------------------------------------------------------- lifecycle
 
     def _actor_loop(self) -> None:
@@ -214,9 +202,11 @@ class Akgent(pykka.ThreadingActor, Generic[ConfigType, StateType]):
     # -------------------------------------------------------------- dispatch
 
     def _handle_receive(self, message: Any) -> Any:
-        # Held-back telemetry goes out before anything else runs; a Message turn
-        # sends it together with its ReceivedMessage instead.
-        if self._pending_telemetry and not isinstance(message, Message):
+        if isinstance(message, Message | TelemetryBatch):
+            # Never one of pykka's control messages: skip its checks. A Message
+            # turn also ships any held-back telemetry with its ReceivedMessage.
+            return self.on_receive(message)
+        if self._pending_telemetry:
             self._flush_telemetry()
         return super()._handle_receive(message)
 
@@ -430,83 +420,3 @@ class Akgent(pykka.ThreadingActor, Generic[ConfigType, StateType]):
         for message in taken:
             self._emit(HandledMessage, message_id=message.id)
         return taken
-
-    # --------------------------------------------------------------- proxies
-
-    @overload
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: type[T], timeout: float | None = None
-    ) -> T: ...
-    @overload
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: None = None, timeout: float | None = None
-    ) -> Any: ...
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: type[Any] | None = None, timeout: float | None = None
-    ) -> Any:
-        """Blocking proxy on ``actor`` (``actor_type`` is for typing only)."""
-        return ProxyWrapper(actor, ask=True, timeout=timeout)
-
-    @overload
-    def proxy_tell(self, actor: ActorAddress, actor_type: type[T]) -> T: ...
-    @overload
-    def proxy_tell(self, actor: ActorAddress, actor_type: None = None) -> Any: ...
-    def proxy_tell(self, actor: ActorAddress, actor_type: type[Any] | None = None) -> Any:
-        """Fire-and-forget proxy on ``actor``."""
-        return ProxyWrapper(actor, ask=False)
-
-    # ------------------------------------------------------------ team/catalog
-
-    def _is_orchestrator(self) -> bool:
-        return self._orchestrator is not None and self._orchestrator.agent_id == self.agent_id
-
-    def _orchestrator_call(self, name: str, *args: Any) -> Any:
-        target: Any = self if self._is_orchestrator() else self.orchestrator_proxy_ask
-        return getattr(target, name)(*args)
-
-    def _team_members(self) -> list[ActorAddress]:
-        if self._orchestrator is None:
-            return []
-        members: list[ActorAddress] = self._orchestrator_call("get_team")
-        return members
-
-    def get_team(self) -> list[ActorAddress]:
-        """Current members of the team (raises WarningError without an orchestrator)."""
-        if self._orchestrator is None:
-            raise WarningError(f"{self.config.name} has no team")
-        return self._team_members()
-
-    def get_team_member(self, name: str) -> ActorAddress | None:
-        """Team member called ``name`` (raises WarningError without an orchestrator)."""
-        if self._orchestrator is None:
-            raise WarningError(f"{self.config.name} has no team")
-        member: ActorAddress | None = self._orchestrator_call("get_team_member", name)
-        return member
-
-    def discover_catalog(self) -> dict[str, AgentCard]:
-        """The team's role catalog (empty without an orchestrator)."""
-        if self._orchestrator is None:
-            return {}
-        catalog: dict[str, AgentCard] = self._orchestrator_call("get_agent_catalog")
-        return catalog
-
-    def get_agent_card(self, role: str) -> AgentCard | None:
-        """Card registered for ``role``, if any."""
-        if self._orchestrator is None:
-            return None
-        card: AgentCard | None = self._orchestrator_call("get_agent_profile", role)
-        return card
-
-    def find_agents_with_skill(self, skill: str) -> list[AgentCard]:
-        """Cards that list ``skill``."""
-        if self._orchestrator is None:
-            return []
-        cards: list[AgentCard] = self._orchestrator_call("get_profiles_by_skill", skill)
-        return cards
-
-    def get_available_roles(self) -> list[str]:
-        """Roles in the catalog."""
-        if self._orchestrator is None:
-            return []
-        roles: list[str] = self._orchestrator_call("get_available_roles")
-        return roles

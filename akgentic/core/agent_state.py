@@ -53,7 +53,8 @@ class BaseState(SerializableBaseModel):
 
     def notify_if_changed(self) -> bool:
         """Publish only if the state differs from the last publication."""
-        observer = self.__pydantic_private__["_observer"]  # type: ignore[index]
+        private = self.__pydantic_private__
+        observer = private.get("_observer") if private else None
         if observer is None:
             return False
         current = self.model_dump_json()

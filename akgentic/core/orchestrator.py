@@ -85,14 +85,16 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
 
     def on_receive(self, message: Any) -> Any:
         """Dispatch without the per-turn telemetry other actors emit."""
+        result: Any = None
         if type(message) is TelemetryBatch:
             for item in message:
-                self.on_receive(item)
-            return None
-        if not isinstance(message, Message):
+                self._current_message = item
+                self._dispatch(item, item.sender)
+        elif isinstance(message, Message):
+            self._current_message = message
+            result = self._dispatch(message, message.sender)
+        else:
             return self._dispatch(message, None)
-        self._current_message = message
-        result = self._dispatch(message, message.sender)
         self.state.notify_if_changed()
         self._current_message = None
         return result
@@ -166,7 +168,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
             self._advance_stop()
 
     def _record(self, message: Message, sender: ActorAddress | None) -> None:
-        if sender is not None and sender.agent_id == self.agent_id:
+        if sender is self._my_address or (sender is not None and sender.agent_id == self.agent_id):
             return
         self.messages.append(message)
         self._publish(message)

@@ -48,8 +48,9 @@ def test_tell_stamps_sender_and_team_and_replies_can_be_listened_to(
     reply = system.listen(timeout=5)
     assert reply.content == "re: hi"
     assert system.ask(actor, UserMessage(content="q")) == "asked"
+    assert system.listen(timeout=5).content == "re: q"
     with pytest.raises(TimeoutError):
-        system.listen(timeout=0.01) if system.listen(timeout=5) else None
+        system.listen(timeout=0.01)
 
 
 def test_create_actor_accepts_a_dotted_class_path_and_string_ids(system: ActorSystem) -> None:

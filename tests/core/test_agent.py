@@ -289,3 +289,21 @@ def test_sending_to_a_snapshot_address_fails_clearly(system: ActorSystem) -> Non
     ref.stop()
     with pytest.raises(pykka.ActorDeadError):
         actor.tell(Message())
+
+
+def test_init_llm_context_is_a_no_op_hook(system: ActorSystem) -> None:
+    actor = system.createActor(Base)
+    proxy: Any = system.proxy_ask(actor, Base)
+    assert proxy.init_llm_context([]) is None
+    assert proxy.get_log() == []
+
+
+def test_read_only_fields_are_flagged_in_the_json_schema() -> None:
+    from akgentic.core.agent_config import AgentConfig, ReadOnlyField
+
+    class Config(BaseConfig):
+        version: int = ReadOnlyField(1, description="set by the system")
+
+    schema = Config.model_json_schema()
+    assert schema["properties"]["version"]["readOnly"] is True
+    assert AgentConfig is BaseConfig

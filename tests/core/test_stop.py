@@ -79,6 +79,10 @@ def test_stop_returns_at_once_and_a_memberless_team_finalizes(team: Any) -> None
     event = team.orchestrator.stop()
     assert event.wait(5)
     assert not team.address.is_alive()
+    stopping = [
+        m for m in team.recorder.of_type(EventMessage) if isinstance(m.event, TeamStoppingEvent)
+    ]
+    assert len(stopping) == 1
 
 
 def test_stop_is_idempotent_and_announces_teardown_once(team: Any, wait_until: Any) -> None:
@@ -185,3 +189,35 @@ def test_shutdown_leaves_no_live_pykka_actor(system: Any, recorder_cls: Any) -> 
     system.shutdown(timeout=5)
     other.shutdown(timeout=5)
     assert pykka.ActorRegistry.get_all() == []
+
+
+SCRIPT = """
+from akgentic.core import ActorSystem, BaseConfig, BaseState, Orchestrator
+from akgentic.core.agent import Akgent
+from akgentic.core.messages.message import UserMessage
+
+
+class Echo(Akgent[BaseConfig, BaseState]):
+    def receiveMsg_UserMessage(self, message, sender):
+        print(message.content, flush=True)
+
+
+system = ActorSystem()
+team = system.createActor(Orchestrator, config=BaseConfig(name="@O", role="Orchestrator"))
+orchestrator = system.proxy_ask(team, Orchestrator)
+echo = orchestrator.createActor(Echo, config=BaseConfig(name="@Echo", role="Echo"))
+orchestrator.getChildrenOrCreate(Echo, BaseConfig(name="#Tool", role="ToolActor"))
+system.ask(echo, UserMessage(content="ping"))
+system.shutdown()
+"""
+
+
+def test_a_script_exits_by_itself_after_shutdown() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ping"

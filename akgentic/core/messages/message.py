@@ -34,6 +34,7 @@ _VERSION_MASK = ~((0xF000 << 64) | (0xC000 << 48))
 _VERSION_BITS = (0x4000 << 64) | (0x8000 << 48)
 _new_object = object.__new__
 _set = object.__setattr__
+_UNKNOWN_SAFETY = SafeUUID.unknown
 
 
 def new_id() -> UUID:
@@ -46,7 +47,7 @@ def new_id() -> UUID:
     """
     value = _new_object(UUID)
     _set(value, "int", (_rng.getrandbits(128) & _VERSION_MASK) | _VERSION_BITS)
-    _set(value, "is_safe", SafeUUID.unknown)
+    _set(value, "is_safe", _UNKNOWN_SAFETY)
     return value
 
 

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any, Protocol, Self, runtime_checkable
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationInfo, model_serializer
+from pydantic import BaseModel, ConfigDict, ValidationInfo, model_serializer
 from pydantic import model_validator as _model_validator
 from pydantic_core import to_jsonable_python
 
@@ -211,7 +211,7 @@ def serialize_base_model(model: BaseModel) -> dict[str, Any]:
 
 # --------------------------------------------------------------------- load
 
-_adapters: dict[type, TypeAdapter[Any]] = {}
+_adapters: dict[type, Any] = {}
 
 
 def _resolve_address(data: dict[str, Any], context: Any) -> ActorAddress:
@@ -232,6 +232,8 @@ def _construct(cls: Any, kwargs: dict[str, Any], context: Any, path: str) -> Any
         if isinstance(cls, type) and dataclasses.is_dataclass(cls):
             adapter = _adapters.get(cls)
             if adapter is None:
+                from pydantic import TypeAdapter  # only needed once dataclasses are loaded
+
                 adapter = _adapters[cls] = TypeAdapter(cls)
             try:
                 return adapter.validate_python(kwargs)
