@@ -1,15 +1,16 @@
 """The ``core`` built-in plugin: what the kernel itself contributes.
 
-It is essential (it cannot be disabled): it registers the kernel's own CLI
-commands' companions and, once the actor core is present, its persisted message
-types.
+It is essential (it cannot be disabled): team cards and stored logs name the
+kernel's message types and its user proxy by the short names registered here,
+and ``akgentic version`` comes from it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from akgentic.plugins import hookimpl
+from akgentic.plugins import AgentClassSpec, MessageTypeSpec, hookimpl
 
 if TYPE_CHECKING:
     import typer
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 @hookimpl
 def akgentic_cli(app: typer.Typer) -> None:
     """Add ``akgentic version``."""
+    import typer
 
     @app.command("version")
     def version() -> None:
@@ -25,3 +27,30 @@ def akgentic_cli(app: typer.Typer) -> None:
         from akgentic import __version__
 
         typer.echo(__version__)
+
+
+@hookimpl
+def akgentic_message_types() -> Iterable[MessageTypeSpec]:
+    """The business messages of the core and the team layer, by class name."""
+    from akgentic.core.messages import CancelMessage, ResultMessage, UserMessage
+    from akgentic.team.messages import WelcomeMessage
+
+    return [
+        MessageTypeSpec(name=cls.__name__, message_class=cls, description=_first_line(cls))
+        for cls in (UserMessage, ResultMessage, CancelMessage, WelcomeMessage)
+    ]
+
+
+@hookimpl
+def akgentic_agent_classes() -> Iterable[AgentClassSpec]:
+    """The core's user proxy (the human's seat in a team)."""
+    from akgentic.core import UserProxy
+
+    return [
+        AgentClassSpec(name="UserProxy", agent_class=UserProxy, description=_first_line(UserProxy))
+    ]
+
+
+def _first_line(obj: object) -> str:
+    lines = (getattr(obj, "__doc__", None) or "").strip().splitlines()
+    return lines[0] if lines else ""

@@ -29,8 +29,12 @@ def build_app() -> typer.Typer:
         """Run the demo job (for now: list the installed plugins)."""
         plugins_command(as_json=False)
 
+    from akgentic.cli.store_cmd import store_app
+    from akgentic.cli.team_cmd import team_app
     from akgentic.tool.cli import cards_app
 
+    app.add_typer(team_app(), name="team")
+    app.add_typer(store_app(), name="store")
     app.add_typer(cards_app(), name="cards")
     get_host().registry.extend_cli(app)
     return app

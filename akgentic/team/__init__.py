@@ -27,9 +27,13 @@ if TYPE_CHECKING:
         InvalidStoreURLError,
         TeamCardError,
         TeamError,
+        TeamNotFoundError,
         TeamRecordUnreadableError,
+        TeamStateError,
         UnknownStoreSchemeError,
     )
+    from akgentic.team.factory import TeamFactory
+    from akgentic.team.manager import TeamManager
     from akgentic.team.messages import WelcomeMessage
     from akgentic.team.metadata import (
         TeamMetadata,
@@ -43,9 +47,14 @@ if TYPE_CHECKING:
         TeamStatus,
         validate_metadata,
     )
+    from akgentic.team.restorer import TeamRestorer
+    from akgentic.team.runtime import TeamRuntime
+    from akgentic.team.services import NullServiceRegistry, ServiceRegistry
     from akgentic.team.store import BatchEventStore, EventStore
     from akgentic.team.stores.sqlite import SqliteEventStore
     from akgentic.team.stores.yaml import YamlEventStore
+    from akgentic.team.subscribers.activity import ActivityMonitor
+    from akgentic.team.subscribers.idle import IdleStopSubscriber
     from akgentic.team.subscribers.persistence import (
         PersistenceStoppedError,
         PersistenceSubscriber,
@@ -65,6 +74,16 @@ _LAZY: dict[str, str] = {
     "TeamCardError": "akgentic.team.errors",
     "TeamError": "akgentic.team.errors",
     "TeamRecordUnreadableError": "akgentic.team.errors",
+    "TeamNotFoundError": "akgentic.team.errors",
+    "TeamStateError": "akgentic.team.errors",
+    "TeamFactory": "akgentic.team.factory",
+    "TeamManager": "akgentic.team.manager",
+    "TeamRestorer": "akgentic.team.restorer",
+    "TeamRuntime": "akgentic.team.runtime",
+    "NullServiceRegistry": "akgentic.team.services",
+    "ServiceRegistry": "akgentic.team.services",
+    "ActivityMonitor": "akgentic.team.subscribers.activity",
+    "IdleStopSubscriber": "akgentic.team.subscribers.idle",
     "UnknownStoreSchemeError": "akgentic.team.errors",
     "WelcomeMessage": "akgentic.team.messages",
     "TeamMetadata": "akgentic.team.metadata",
@@ -88,6 +107,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "DEFAULT_STORE_URL",
+    "ActivityMonitor",
     "AgentStateSnapshot",
     "BatchEventStore",
     "CardProblem",
@@ -95,19 +115,28 @@ __all__ = [
     "EventLogUnreadableError",
     "EventStore",
     "EventStoreError",
+    "IdleStopSubscriber",
     "InvalidStoreURLError",
+    "NullServiceRegistry",
     "PersistedEvent",
     "PersistenceStoppedError",
     "PersistenceSubscriber",
     "Process",
+    "ServiceRegistry",
     "SqliteEventStore",
     "TeamCard",
     "TeamCardError",
     "TeamCardMember",
     "TeamCardValidationError",
     "TeamError",
+    "TeamFactory",
+    "TeamManager",
     "TeamMetadata",
+    "TeamNotFoundError",
     "TeamRecordUnreadableError",
+    "TeamRestorer",
+    "TeamRuntime",
+    "TeamStateError",
     "TeamStatus",
     "UnknownStoreSchemeError",
     "WelcomeMessage",

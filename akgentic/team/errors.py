@@ -18,7 +18,9 @@ __all__ = [
     "InvalidStoreURLError",
     "TeamCardError",
     "TeamError",
+    "TeamNotFoundError",
     "TeamRecordUnreadableError",
+    "TeamStateError",
     "UnknownStoreSchemeError",
 ]
 
@@ -78,3 +80,23 @@ class UnknownStoreSchemeError(UnknownPluginNameError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class TeamNotFoundError(TeamError, ValueError):
+    """No team with the given id is recorded in the store."""
+
+    def __init__(self, team_id: UUID) -> None:
+        self.team_id = team_id
+        super().__init__(f"team {team_id} not found")
+
+
+class TeamStateError(TeamError, ValueError):
+    """A lifecycle operation is not allowed in the team's current status.
+
+    ``status`` is the status the team was in (``running``, ``stopped``...).
+    """
+
+    def __init__(self, team_id: UUID, status: str, message: str) -> None:
+        self.team_id = team_id
+        self.status = status
+        super().__init__(message)

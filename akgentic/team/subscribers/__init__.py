@@ -1,7 +1,12 @@
-"""Event subscribers the team layer attaches to every team it runs."""
+"""Event subscribers of the team layer: persistence, idle-stop and activity tracking."""
 
-from __future__ import annotations
+from akgentic.team.subscribers.activity import ActivityMonitor
+from akgentic.team.subscribers.idle import IdleStopSubscriber
+from akgentic.team.subscribers.persistence import PersistenceStoppedError, PersistenceSubscriber
 
-from akgentic.team.subscribers.persistence import PersistenceSubscriber
-
-__all__ = ["PersistenceSubscriber"]
+__all__ = [
+    "ActivityMonitor",
+    "IdleStopSubscriber",
+    "PersistenceStoppedError",
+    "PersistenceSubscriber",
+]

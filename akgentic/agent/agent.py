@@ -1,0 +1,374 @@
+"""``BaseAgent``: an actor whose turns are run by a language model.
+
+One turn, for an incoming :class:`AgentMessage`:
+
+1. a ``/command`` line is dispatched through the agent's command registry (one
+   recorded operator action, a notification back to the sender); an unknown command
+   falls through and is treated as ordinary text;
+2. otherwise :meth:`BaseAgent.act` delivers the per-turn context-update block, then
+   runs the model on the message as rendered for the receiver (reply guidance first);
+3. :meth:`BaseAgent._route_output` delivers each requested message: ``@Name`` to that
+   member, a role name to a newly hired member of that role.
+
+Everything that needs pydantic-ai (the ReactAgent, the run-loop capabilities) is
+built in :meth:`BaseAgent.on_start`, on the actor's own thread, so importing this
+module stays cheap.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import date
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+from uuid import UUID
+
+from akgentic.agent.config import AgentConfig, AgentState
+from akgentic.agent.messages import AgentMessage
+from akgentic.agent.output_models import StructuredOutput
+from akgentic.agent.routing import TeamDirectory, resolve_recipient
+from akgentic.agent.usage_limits import guard_usage_limits
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.agent import Akgent
+from akgentic.core.messages.message import CancelMessage, Message
+from akgentic.core.orchestrator import TOOL_ACTOR_PREFIX
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.context_update import ContextUpdater
+from akgentic.tool.core.event import CommandsAnnouncedEvent
+from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.errors import CommandNotRecognized, RetriableError
+from akgentic.tool.mailbox import MailboxTool, RunInterruptedError
+from akgentic.tool.model import ModelRow
+from akgentic.tool.team import TeamTool
+
+if TYPE_CHECKING:
+    from akgentic.llm.agent import ReactAgent
+    from akgentic.llm.pricing import AgentUsageSummary
+    from akgentic.tool.commands import CommandRegistry
+
+__all__ = ["BaseAgent"]
+
+logger = logging.getLogger(__name__)
+
+OutputT = TypeVar("OutputT")
+
+
+def operator_action_note(command: str, result: str) -> str:
+    """The note recorded in the model's context after a person ran a command."""
+    return f'**Operator action** — a person ran "{command}" on you.\nOutcome:\n{result}'
+
+
+class BaseAgent(Akgent[AgentConfig, AgentState]):
+    """An LLM agent of a team: receives AgentMessages, thinks, routes StructuredOutput.
+
+    Carries MailboxTool and TeamTool in addition to ``config.tools`` (added at start
+    when absent; the configuration itself is not changed). Override points:
+    :meth:`create_llm_model` (a model object to use instead of ``config.model_cfg``,
+    e.g. a pydantic-ai ``FunctionModel`` in tests) and :meth:`extra_capabilities`.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._react_agent: ReactAgent[BaseAgent] | None = None
+        self._tool_factory: ToolFactory | None = None
+        self._command_registry: CommandRegistry | None = None
+        self._context_updater: ContextUpdater | None = None
+
+    # ------------------------------------------------------------- lifecycle
+
+    def on_start(self) -> None:
+        """Build tools, the ReactAgent and the command registry; announce the commands."""
+        from pydantic_ai import ModelRetry
+
+        from akgentic.agent.capabilities import MailboxCapability, RecipientCheckCapability
+        from akgentic.llm.agent import ReactAgent
+
+        if self.orchestrator is None:
+            logger.warning("%s has no orchestrator: it cannot hire or reach anyone", self.name)
+        self.state = AgentState(backstory=self.config.prompt.render()).observer(self)
+        cards = self.tool_cards()
+        factory = ToolFactory(cards, observer=self, retry_exception=ModelRetry)
+        self._tool_factory = factory
+        self._context_updater = factory.get_context_updater()
+        mailbox = next((c for c in cards if isinstance(c, MailboxTool)), None)
+        capabilities = [
+            MailboxCapability(announce=mailbox is not None and mailbox.signals_enabled),
+            RecipientCheckCapability(),
+            *self.extra_capabilities(),
+        ]
+        react: ReactAgent[BaseAgent] = ReactAgent(
+            self.config.react_agent_config(),
+            deps_type=BaseAgent,
+            tools=factory.get_tools(),
+            toolsets=factory.get_toolsets() or None,
+            result_type=StructuredOutput,
+            observer=self,
+            model=self.create_llm_model(),
+            capabilities=capabilities,
+        )
+        self._react_agent = react
+
+        def agent_backstory() -> str:
+            return self.state.backstory
+
+        def current_date() -> str:
+            return f"Today's date is {date.today().isoformat()}."
+
+        react.system_prompt(agent_backstory)
+        react.system_prompt(current_date)
+        for prompt in factory.get_system_prompts():
+            react.system_prompt(prompt)
+        self._command_registry = factory.get_command_registry(
+            extra_commands=[self.compact, self.clear]
+        )
+        self.notify_event(
+            CommandsAnnouncedEvent(
+                agent=self.myAddress, commands=self._command_registry.descriptors()
+            )
+        )
+
+    def on_stop(self) -> None:
+        """Release the model clients and the event loop, then report the stop."""
+        react = self._react_agent
+        if react is not None:
+            try:
+                react.close()
+            except Exception:
+                logger.warning("closing the LLM agent of %s failed", self.name, exc_info=True)
+        super().on_stop()
+
+    # ---------------------------------------------------------- override points
+
+    def tool_cards(self) -> list[ToolCard]:
+        """``config.tools`` with MailboxTool and TeamTool put first when missing."""
+        cards = list(self.config.tools)
+        if not any(isinstance(c, TeamTool) for c in cards):
+            cards.insert(0, TeamTool())
+        if not any(isinstance(c, MailboxTool) for c in cards):
+            cards.insert(0, MailboxTool())
+        return cards
+
+    def create_llm_model(self) -> Any:
+        """A pydantic-ai model object to run instead of ``config.model_cfg`` (None: build it)."""
+        return None
+
+    def extra_capabilities(self) -> list[Any]:
+        """More pydantic-ai capabilities to mount after the built-in ones."""
+        return []
+
+    # ------------------------------------------------------------ accessors
+
+    @property
+    def name(self) -> str:
+        """The agent's name (``config.name``)."""
+        return self.config.name
+
+    @property
+    def react_agent(self) -> ReactAgent[BaseAgent]:
+        """The LLM agent built at start."""
+        if self._react_agent is None:
+            raise RuntimeError(f"{self.name} has not started: no LLM agent yet")
+        return self._react_agent
+
+    @property
+    def command_registry(self) -> CommandRegistry:
+        """The slash-command registry built at start."""
+        if self._command_registry is None:
+            raise RuntimeError(f"{self.name} has not started: no command registry yet")
+        return self._command_registry
+
+    def current_message(self) -> Message | None:
+        """The message whose turn is running, if any."""
+        return self._current_message
+
+    # -------------------------------------------------------------- handlers
+
+    def receiveMsg_AgentMessage(self, message: AgentMessage, sender: ActorAddress | None) -> None:
+        """Run a slash command, or think about the message and send what the model decides."""
+        if message.content.lstrip().startswith("/") and self._dispatch_command(message, sender):
+            return
+        output = self.act(message, StructuredOutput)
+        self._route_output(output)
+
+    def receiveMsg_CancelMessage(self, message: CancelMessage) -> None:
+        """A cancel that arrives while idle has nothing to stop."""
+        logger.info("%s: cancel received while idle; nothing to stop", self.name)
+
+    def _dispatch_command(self, message: AgentMessage, sender: ActorAddress | None) -> bool:
+        """Run ``message`` as a command; False when its first word is not a command."""
+        line = message.content.strip()
+        try:
+            result = self.command_registry.dispatch(line)
+        except CommandNotRecognized:
+            return False
+        if result is None:
+            return True
+        if sender is not None:
+            self.send(sender, AgentMessage(content=result, type="notification"))
+        self.react_agent.context.append_user_prompt(operator_action_note(line, result))
+        return True
+
+    # ------------------------------------------------------------------ turns
+
+    @guard_usage_limits
+    def act(self, message: AgentMessage, output_type: type[OutputT]) -> OutputT:
+        """Run the model on ``message`` and return its ``output_type`` answer.
+
+        The context-update block (if any) goes into the history first. A run cancelled
+        mid-flight tells the human and returns an empty ``output_type()``.
+        """
+        react = self.react_agent
+        self._apply_model_selection()
+        updater = self._context_updater
+        if updater is not None:
+            block = updater.compose_update(react.context.messages)
+            if block:
+                react.context.append_user_prompt(block)
+        prompt: Any = self._expand_media(message.rendering())
+        try:
+            output: OutputT = react.run_sync(prompt, deps=self, output_type=output_type)
+        except RunInterruptedError:
+            logger.info("%s: run interrupted", self.name)
+            self.notify_human(f"{self.name} stopped its run as asked.")
+            try:
+                return output_type()
+            except Exception:
+                raise RunInterruptedError(f"{self.name}: run cancelled") from None
+        return output
+
+    def _expand_media(self, prompt: str) -> Any:
+        registry = self._command_registry
+        if registry is None or "!!" not in prompt or not registry.has("_expand_media_refs"):
+            return prompt
+        expanded = registry.callable("_expand_media_refs")(prompt)
+        return prompt if expanded == prompt else expanded
+
+    def _route_output(self, output: Any) -> bool:
+        """Deliver every request of ``output``; True when at least one was sent."""
+        if not isinstance(output, StructuredOutput):
+            return False
+        sent = False
+        for request in output.messages:
+            member = resolve_recipient(self, request.recipient)
+            if member is None:
+                continue
+            self.send(member, AgentMessage(content=request.message, type=request.message_type))
+            sent = True
+        return sent
+
+    # ------------------------------------------------------------------ team
+
+    def hire_member(self, role: str) -> ActorAddress:
+        """Hire a member of ``role`` through the registry's ``hire_member`` command."""
+        registry = self.command_registry
+        if not registry.has("hire_member"):
+            raise RuntimeError("hire_member command not available: TeamTool is not configured")
+        hire = registry.callable("hire_member")
+        return cast(ActorAddress, hire(role))
+
+    def on_hire(self, address: ActorAddress) -> None:
+        """Called after this agent hired ``address`` (no-op)."""
+
+    def on_fire(self, address: ActorAddress) -> None:
+        """Called after this agent fired ``address`` (no-op)."""
+
+    def team_directory(self) -> TeamDirectory:
+        """Members this agent may address and the roles it may hire right now."""
+        if self.orchestrator is None:
+            return TeamDirectory(members=(), hireable_roles=())
+        me = self.agent_id
+        members = tuple(
+            m.name
+            for m in self.get_team()
+            if m.agent_id != me and not m.name.startswith(TOOL_ACTOR_PREFIX)
+        )
+        roles = tuple(role for role, card in self.discover_catalog().items() if card.can_be_hired)
+        return TeamDirectory(members=members, hireable_roles=roles)
+
+    def notify_human(self, text: str) -> None:
+        """Send ``text`` as a notification to the team's user proxy (logged when none)."""
+        human = next((m for m in self._team_members() if m.is_user_proxy), None)
+        if human is None:
+            logger.warning("%s: no human to notify: %s", self.name, text)
+            return
+        self.send(human, AgentMessage(content=text, type="notification"))
+
+    # --------------------------------------------------------------- mailbox
+
+    def consume_mailbox(self, ids: Sequence[UUID] | Sequence[str]) -> list[Message]:
+        """Absorb the named queued messages into the current run (actor thread only)."""
+        return super().consume_mailbox(cast("list[UUID]", list(ids)))
+
+    # --------------------------------------------------------------- context
+
+    @guard_usage_limits
+    def compact(self) -> str:
+        """Fold older conversation history into a summary now."""
+        return self.react_agent.compact()
+
+    def clear(self) -> str:
+        """Forget the whole conversation (the system prompt comes back next turn)."""
+        result = self.react_agent.clear_context()
+        if self._context_updater is not None:
+            self._context_updater.reset()
+        return result
+
+    def init_llm_context(self, events: Sequence[Any]) -> None:
+        """Rebuild the conversation and the lifetime budget from stored events."""
+        self.react_agent.restore_context(events)
+
+    def get_usage_summary(self, by_run: bool = False) -> AgentUsageSummary:
+        """This agent's LLM usage and estimated cost, from the team's usage events."""
+        from akgentic.llm.events import LlmUsageEvent
+        from akgentic.llm.pricing import aggregate_usage
+
+        if self.orchestrator is None:
+            return aggregate_usage([], by_run=by_run)
+        found = self.orchestrator_proxy_ask.get_events(
+            agent_id=self.agent_id, event_class=LlmUsageEvent
+        )
+        return aggregate_usage([m.event for m in found], by_run=by_run)
+
+    # ----------------------------------------------------------- model switch
+
+    def list_model_rows(self) -> list[ModelRow]:
+        """The model roster as the tool layer shows it."""
+        from akgentic.llm.config import model_roster_key
+
+        react = self.react_agent
+        active = model_roster_key(react.active_model())
+        roster = react.model_roster() or [react.active_model()]
+        return [
+            ModelRow(
+                key=model_roster_key(cfg),
+                provider=cfg.provider,
+                model=cfg.model,
+                context_length=cfg.context_length,
+                active=model_roster_key(cfg) == active,
+            )
+            for cfg in roster
+        ]
+
+    def switch_model(self, key: str) -> str:
+        """Make roster entry ``key`` the model from the next run on (kept across restores)."""
+        from akgentic.llm.errors import ModelSwitchError
+
+        try:
+            self.react_agent.switch_model(key)
+        except ModelSwitchError as error:
+            raise RetriableError(str(error)) from error
+        self.state.tool_state.active_model = key
+        return f"Switched to {key}."
+
+    def _apply_model_selection(self) -> None:
+        from akgentic.llm.config import model_roster_key
+        from akgentic.llm.errors import ModelSwitchError
+
+        wanted = self.state.tool_state.active_model
+        react = self.react_agent
+        if wanted is None or wanted == model_roster_key(react.active_model()):
+            return
+        try:
+            react.switch_model(wanted)
+        except ModelSwitchError:
+            logger.warning("%s: stored model %r unusable; kept current", self.name, wanted)

@@ -1,0 +1,243 @@
+"""TeamRuntime: the live handle on a running team.
+
+Returned by :meth:`TeamManager.create_team` / :meth:`TeamManager.resume_team`
+(or :meth:`TeamFactory.build`). Four verbs put messages into the team:
+
+* :meth:`TeamRuntime.send` - to every supervisor, sent by the entry point;
+* :meth:`TeamRuntime.send_to` - to one named member, sent by the entry point;
+* :meth:`TeamRuntime.send_from_to` - from one named member to another;
+* :meth:`TeamRuntime.emitMessage` - onto the record only (subscribers and the
+  event store); no agent handles it.
+
+The first three take a ``str`` (wrapped in the card's ``message_types[0]``) or a
+ready :class:`~akgentic.core.messages.message.Message`, passed through as is.
+All four are asynchronous: they return before anything was processed; use
+:meth:`TeamRuntime.wait_idle` to wait until the team has nothing in flight.
+
+The runtime is a serializable model: its addresses are fields, and the proxies
+on them are rebuilt from the addresses (resolving snapshots to live actors by
+``agent_id``) in ``model_post_init``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from pydantic import Field, PrivateAttr
+
+from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+from akgentic.core.actor_system import ActorSystem
+from akgentic.core.agent import Akgent
+from akgentic.core.messages.message import Message
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.core.proxy import ProxyWrapper
+from akgentic.core.utils.addresses import hydrate_addresses
+from akgentic.core.utils.serializer import SerializableBaseModel
+from akgentic.team.card import TeamCard
+from akgentic.team.subscribers.activity import ActivityMonitor
+
+__all__ = ["TeamRuntime"]
+
+_ASK_TIMEOUT = 30.0
+
+
+class TeamRuntime(SerializableBaseModel):
+    """Live handle on a running team (see the module docstring)."""
+
+    id: UUID
+    team: TeamCard
+    orchestrator_addr: ActorAddress
+    entry_addr: ActorAddress
+    supervisor_addrs: dict[str, ActorAddress] = Field(default_factory=dict)
+    addrs: dict[str, ActorAddress] = Field(default_factory=dict)
+    actor_system: ActorSystem | None = Field(default=None, exclude=True)
+
+    _orchestrator_ask: Any = PrivateAttr(default=None)
+    _orchestrator_tell: Any = PrivateAttr(default=None)
+    _entry_tell: Any = PrivateAttr(default=None)
+    _monitor: ActivityMonitor | None = PrivateAttr(default=None)
+    _senders: dict[UUID, ActorAddress] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Resolve snapshot addresses to live ones and build the proxies (idempotent).
+
+        A runtime loaded from a dump finds its actor system in the validation
+        context (``model_validate(data, context={"actor_system": system})``) or
+        through :meth:`bind`; until then it is inert.
+        """
+        if self.actor_system is None and isinstance(context, dict):
+            self.actor_system = context.get("actor_system")
+        if self.actor_system is not None:
+            self._bind()
+
+    def bind(self, actor_system: ActorSystem) -> TeamRuntime:
+        """Attach a runtime loaded from a dump to the actor system its team runs on."""
+        self.actor_system = actor_system
+        self._bind()
+        return self
+
+    def _bind(self) -> None:
+        if self._orchestrator_ask is not None:
+            return
+        if self.actor_system is None:
+            raise RuntimeError("this runtime is not bound to an actor system: call bind() first")
+        self.orchestrator_addr = self._live(self.orchestrator_addr)
+        self.entry_addr = self._live(self.entry_addr)
+        self.supervisor_addrs = {k: self._live(v) for k, v in self.supervisor_addrs.items()}
+        self.addrs = {k: self._live(v) for k, v in self.addrs.items()}
+        self._orchestrator_ask = ProxyWrapper(
+            self.orchestrator_addr, ask=True, timeout=_ASK_TIMEOUT
+        )
+        self._orchestrator_tell = ProxyWrapper(self.orchestrator_addr, ask=False)
+        self._entry_tell = ProxyWrapper(self.entry_addr, ask=False)
+
+    def _live(self, address: ActorAddress) -> ActorAddress:
+        if not isinstance(address, ActorAddressProxy):
+            return address
+        system = self.actor_system
+        live = system.get_actor(address) if system is not None else None
+        if live is None:
+            raise ValueError(f"{address.name} ({address.agent_id}) is not running")
+        return live
+
+    def attach_monitor(self, monitor: ActivityMonitor) -> None:
+        """Use ``monitor`` (already subscribed to the orchestrator) for :meth:`wait_idle`."""
+        self._monitor = monitor
+
+    # -- views ------------------------------------------------------------
+    @property
+    def team_name(self) -> str | None:
+        """The card's name (descriptive only; teams are identified by :attr:`id`)."""
+        return self.team.name
+
+    @property
+    def message_types(self) -> list[type[Message]]:
+        """The message classes of the team; the first wraps plain strings."""
+        return list(self.team.message_types)
+
+    @property
+    def orchestrator_proxy(self) -> Orchestrator:
+        """Blocking proxy on the orchestrator."""
+        self._bind()
+        proxy: Orchestrator = self._orchestrator_ask
+        return proxy
+
+    @property
+    def entry_proxy(self) -> Akgent[Any, Any]:
+        """Fire-and-forget proxy on the entry point."""
+        self._bind()
+        proxy: Akgent[Any, Any] = self._entry_tell
+        return proxy
+
+    @property
+    def members(self) -> list[ActorAddress]:
+        """The current roster (agents hired since the start included)."""
+        return self.orchestrator_proxy.get_team()
+
+    # -- the four verbs -----------------------------------------------------
+    def _wrap(self, content: str | Message) -> Message:
+        self._bind()
+        if isinstance(content, Message):
+            return content
+        message_type = self.team.default_message_type
+        if message_type is None:
+            raise RuntimeError(
+                "No message type declared for this team: add message_types to the card "
+                "or send a Message instance"
+            )
+        message: Message = message_type(content=content)
+        return message
+
+    def send(self, content: str | Message) -> None:
+        """Send ``content`` to every supervisor, from the entry point (the same instance)."""
+        message = self._wrap(content)
+        self._senders[self.entry_addr.agent_id] = self.entry_addr
+        for recipient in self.supervisor_addrs.values():
+            self._entry_tell.send(recipient, message)
+
+    def send_to(self, name: str, content: str | Message) -> None:
+        """Send ``content`` to the member called ``name``, from the entry point."""
+        recipient = self.resolve(name)
+        message = self._wrap(content)
+        self._senders[self.entry_addr.agent_id] = self.entry_addr
+        self._entry_tell.send(recipient, message)
+
+    def send_from_to(self, sender_name: str, recipient_name: str, content: str | Message) -> None:
+        """Send ``content`` to ``recipient_name`` as if ``sender_name`` had sent it."""
+        sender = self.resolve(sender_name)
+        recipient = self.resolve(recipient_name)
+        message = self._wrap(content)
+        self._senders[sender.agent_id] = sender
+        ProxyWrapper(sender, ask=False).send(recipient, message)
+
+    def emitMessage(self, message: Message) -> None:
+        """Publish ``message`` on the team's record; no agent processes it."""
+        self._bind()
+        self._orchestrator_tell.emitMessage(message)
+
+    def process_human_input(self, content: str, message: Message) -> None:
+        """Answer ``message`` as the human: its recipient must be a UserProxy of the team."""
+        recipient = message.recipient
+        if recipient is None:
+            raise ValueError("the message being answered has no recipient (which human?)")
+        target = self._member(recipient)
+        if target is None or not target.is_user_proxy:
+            raise ValueError(f"{recipient.name} is not a user proxy of team {self.id}")
+        hydrated = hydrate_addresses(message, self._resolve_snapshot)
+        ProxyWrapper(target, ask=True, timeout=_ASK_TIMEOUT).process_human_input(content, hydrated)
+
+    # -- lookups ------------------------------------------------------------
+    def resolve(self, name: str) -> ActorAddress:
+        """The live address of the member called ``name`` (``ValueError`` if there is none)."""
+        found = self.orchestrator_proxy.get_team_member(name)
+        if found is None:
+            known = sorted(m.name for m in self.members)
+            raise ValueError(
+                f"team {self.id} has no member named {name!r} (members: {', '.join(known)})"
+            )
+        return self._to_live(found)
+
+    def _member(self, address: ActorAddress) -> ActorAddress | None:
+        for member in self.members:
+            if member.agent_id == address.agent_id:
+                return self._to_live(member)
+        if address.name:
+            found = self.orchestrator_proxy.get_team_member(address.name)
+            if found is not None:
+                return self._to_live(found)
+        return None
+
+    def _to_live(self, address: ActorAddress) -> ActorAddress:
+        if not isinstance(address, ActorAddressProxy):
+            return address
+        system = self.actor_system
+        live = system.get_actor(address) if system is not None else None
+        if live is None:
+            raise ValueError(f"member {address.name} of team {self.id} is not running")
+        return live
+
+    def _resolve_snapshot(self, address: ActorAddress) -> ActorAddress:
+        live = self._member(address)
+        return address if live is None else live
+
+    # -- waiting ------------------------------------------------------------
+    def wait_idle(self, timeout: float | None = 60.0) -> bool:
+        """Wait until no message is in flight in the team; ``False`` on timeout.
+
+        Every actor this runtime sent through is asked first, then the
+        orchestrator: mailboxes are FIFO, so once both answered, the telemetry of
+        every send made before this call has been recorded.
+        """
+        if self._monitor is None:
+            raise RuntimeError("this runtime has no activity monitor (build it with TeamFactory)")
+        for sender in list(self._senders.values()):
+            if sender.is_alive():
+                ProxyWrapper(sender, ask=True, timeout=timeout).get_mailbox()
+        self.orchestrator_proxy.get_team()
+        return self._monitor.wait_idle(timeout)
+
+    def __repr__(self) -> str:
+        return f"TeamRuntime(id={self.id}, team={self.team_name!r}, members={sorted(self.addrs)})"
+
+    __str__ = __repr__

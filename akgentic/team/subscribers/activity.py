@@ -1,0 +1,90 @@
+"""ActivityMonitor: knows whether a team has any message in flight.
+
+The orchestrator's ledger opens an entry for every ``SentMessage`` and closes it
+with the recipient's ``ProcessedMessage`` (or ``HandledMessage`` when the
+message was absorbed into a run). A team is *idle* when every entry is closed.
+Entries are keyed by ``(message id, recipient id)`` because one message
+instance may be sent to several recipients.
+
+Two kinds of sends never get a closing entry and are not counted: sends from
+the ``@ActorSystem`` context (the welcome message, tells from plain code) and
+sends addressed to it (answers to code outside the team, which is no actor).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from uuid import UUID
+
+from akgentic.core.event_subscriber import EventSubscriber
+from akgentic.core.messages.message import Message
+from akgentic.core.messages.orchestrator import HandledMessage, ProcessedMessage, SentMessage
+
+__all__ = ["ActivityMonitor"]
+
+_OUTSIDE_ROLE = "ActorSystem"
+
+
+class ActivityMonitor(EventSubscriber):
+    """Event subscriber tracking open ledger entries; :meth:`wait_idle` waits for none."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._open: dict[tuple[UUID, UUID], int] = {}
+        self._changes = 0
+
+    @property
+    def in_flight(self) -> int:
+        """Number of messages sent and not yet processed."""
+        with self._cond:
+            return sum(self._open.values())
+
+    @property
+    def changes(self) -> int:
+        """How many ledger entries were opened or closed so far (a progress counter)."""
+        return self._changes
+
+    def on_message(self, msg: Message) -> None:
+        """Open or close ledger entries."""
+        if isinstance(msg, SentMessage):
+            sender = msg.sender
+            recipient = msg.recipient
+            if sender is None or recipient is None:
+                return
+            if sender.role == _OUTSIDE_ROLE or recipient.role == _OUTSIDE_ROLE:
+                return
+            key = (msg.message.id, recipient.agent_id)
+            with self._cond:
+                self._open[key] = self._open.get(key, 0) + 1
+                self._changes += 1
+        elif isinstance(msg, ProcessedMessage | HandledMessage):
+            sender = msg.sender
+            if sender is None:
+                return
+            key = (msg.message_id, sender.agent_id)
+            with self._cond:
+                count = self._open.get(key)
+                if count is None:
+                    return  # a message nobody reported sending (told from plain code)
+                if count <= 1:
+                    del self._open[key]
+                else:
+                    self._open[key] = count - 1
+                self._changes += 1
+                if not self._open:
+                    self._cond.notify_all()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no message is in flight; ``False`` if ``timeout`` seconds pass first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._open:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return True
+
+    def __repr__(self) -> str:
+        return f"ActivityMonitor(in_flight={self.in_flight})"

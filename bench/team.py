@@ -1,0 +1,155 @@
+"""Team persistence speed: durable appends per second and resume time by log size.
+
+Prints one JSON object::
+
+    {"stores": {"<scheme>": {"append_per_s": ..., "resume_s": {"1000": ..., ...}}}}
+
+``append_per_s``: events pushed through a PersistenceSubscriber (batched, the
+default) until the store acknowledged them all, per second. ``resume_s``: wall
+time of ``TeamManager.resume_team`` for a stopped team whose log holds that many
+events. The logs are written straight into the store (copies of the events a
+real echo team produced), which is quicker than running a team for 50k
+messages; the resume itself is the real thing.
+
+Run: ``.venv/bin/python bench/team.py [--store URL] [--sizes 1000,10000,50000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from uuid import UUID, uuid4
+
+from akgentic.core import ActorSystem, AgentCard, BaseConfig, BaseState
+from akgentic.core.agent import Akgent
+from akgentic.core.messages.message import UserMessage
+from akgentic.team import (
+    EventStore,
+    PersistedEvent,
+    PersistenceSubscriber,
+    Process,
+    TeamCard,
+    TeamCardMember,
+    TeamManager,
+    TeamStatus,
+    open_event_store,
+)
+from akgentic.team.store import BatchEventStore
+
+
+class BenchEcho(Akgent[BaseConfig, BaseState]):
+    """Does nothing with what it receives (the bench measures the team layer)."""
+
+    def receiveMsg_UserMessage(self, message: UserMessage) -> None:
+        return None
+
+
+def bench_card() -> TeamCard:
+    def card(name: str) -> AgentCard:
+        return AgentCard(
+            agent_class=BenchEcho,
+            description=name,
+            config=BaseConfig(name=name, role=name.strip("@")),
+        )
+
+    return TeamCard(
+        name="bench",
+        entry_point=TeamCardMember(card=card("@Entry")),
+        members=[TeamCardMember(card=card("@Echo"))],
+        message_types=[UserMessage],
+    )
+
+
+def template(store: EventStore, system: ActorSystem) -> tuple[Process, list[PersistedEvent]]:
+    """A real team's log: its starts, then the events of one message, repeated later."""
+    manager = TeamManager(system, store)
+    runtime = manager.create_team(bench_card())
+    for i in range(3):
+        runtime.send(f"message {i}")
+    runtime.wait_idle(30)
+    manager.stop_team(runtime.id)
+    process = manager.get_team(runtime.id)
+    assert process is not None
+    return process, store.load_events(runtime.id)
+
+
+def write_log(store: EventStore, process: Process, sample: list[PersistedEvent], size: int) -> UUID:
+    """A stopped team whose log holds ``size`` events cloned from ``sample``."""
+    team_id = uuid4()
+    head = [e for e in sample if type(e.event).__name__ == "StartMessage"]
+    body = [e for e in sample if e not in head and type(e.event).__name__ != "EventMessage"]
+    events: list[PersistedEvent] = []
+    sequence = 0
+    while sequence < size:
+        if sequence < len(head):
+            source = head[sequence]
+        else:
+            source = body[(sequence - len(head)) % len(body)]
+        sequence += 1
+        events.append(source.model_copy(update={"team_id": team_id, "sequence": sequence}))
+    assert isinstance(store, BatchEventStore)
+    for start in range(0, len(events), 5000):
+        store.save_events(events[start : start + 5000])
+    store.save_team(process.model_copy(update={"team_id": team_id, "status": TeamStatus.STOPPED}))
+    return team_id
+
+
+def append_rate(store: EventStore, sample: list[PersistedEvent], count: int) -> float:
+    messages = [sample[i % len(sample)].event for i in range(count)]
+    subscriber = PersistenceSubscriber(uuid4(), store)
+    started = time.perf_counter()
+    for message in messages:
+        subscriber.on_message(message)
+    subscriber.flush(300)
+    elapsed = time.perf_counter() - started
+    subscriber.close()
+    return count / elapsed
+
+
+def bench_store(url: str, sizes: list[int], appends: int) -> dict[str, object]:
+    store = open_event_store(url)
+    system = ActorSystem()
+    try:
+        process, sample = template(store, system)
+        rate = append_rate(store, sample, appends)
+        manager = TeamManager(system, store)
+        resume: dict[str, float] = {}
+        for size in sizes:
+            team_id = write_log(store, process, sample, size)
+            started = time.perf_counter()
+            manager.resume_team(team_id)
+            resume[str(size)] = round(time.perf_counter() - started, 3)
+            manager.stop_team(team_id)
+            manager.delete_team(team_id)
+        return {"append_per_s": round(rate), "resume_s": resume}
+    finally:
+        system.shutdown(timeout=30)
+        store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", help="benchmark only this store URL")
+    parser.add_argument("--sizes", default="1000,10000,50000")
+    parser.add_argument("--appends", type=int, default=20000)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    results: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="akgentic-bench-") as tmp:
+        urls = (
+            [args.store]
+            if args.store
+            else [f"sqlite:///{Path(tmp)}/bench.db", f"yaml:///{Path(tmp)}/teams"]
+        )
+        for url in urls:
+            results[url.partition("://")[0]] = bench_store(url, sizes, args.appends)
+    json.dump({"stores": results}, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

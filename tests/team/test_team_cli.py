@@ -1,0 +1,204 @@
+"""The ``akgentic team`` / ``akgentic store`` commands, run as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from akgentic.team import SqliteEventStore, TeamStatus
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+CARD = """\
+name: cli-team
+entry_point:
+  card:
+    agent_class: team_test_agents.Echo
+    description: entry
+    config: {name: "@Entry", role: Entry}
+members:
+  - card:
+      agent_class: team_test_agents.Echo
+      description: echo
+      config: {name: "@Echo", role: Echo}
+message_types: [akgentic.core.messages.message.UserMessage]
+metadata_type: team_test_agents.CaseMetadata
+"""
+
+
+@pytest.fixture
+def card_file(tmp_path: Path) -> Path:
+    path = tmp_path / "card.yaml"
+    path.write_text(CARD)
+    return path
+
+
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "cli.db"
+
+
+def status(tmp_path: Path, team_id: str) -> Any:
+    from uuid import UUID
+
+    with SqliteEventStore(db(tmp_path)) as store:
+        process = store.load_team(UUID(team_id))
+        return None if process is None else process.status
+
+
+def test_create_list_inspect_resume_and_delete_a_team(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    created = run_cli(
+        "team",
+        "create",
+        str(card_file),
+        "--metadata",
+        "tenant=acme",
+        "--send",
+        "hi",
+        "--no-interactive",
+    )
+    assert created.returncode == 0, created.stderr
+    team_id = created.stdout.strip().splitlines()[-1]
+    assert "@Entry -> @Echo: hi" in created.stderr
+    listed = run_cli("team", "list", "--metadata", "tenant=acme", "--json")
+    assert [row["team_id"] for row in json.loads(listed.stdout)] == [team_id]
+    assert json.loads(run_cli("team", "list", "--metadata", "tenant=other", "--json").stdout) == []
+    resumed = run_cli("team", "resume", team_id, "--send", "again", "--no-interactive")
+    assert resumed.returncode == 0, resumed.stderr
+    inspected = json.loads(run_cli("team", "inspect", team_id, "--events", "--json").stdout)
+    assert inspected["status"] == "stopped"
+    assert sorted(m["name"] for m in inspected["roster"]) == ["@Echo", "@Entry", "@Orchestrator"]
+    texts = [e["summary"] for e in inspected["events"] if e["type"] == "SentMessage"]
+    assert texts == ["UserMessage -> @Echo: hi", "UserMessage -> @Echo: again"]
+    assert [e["sequence"] for e in inspected["events"]] == list(
+        range(1, inspected["event_count"] + 1)
+    )
+    deleted = run_cli("team", "delete", team_id)
+    assert deleted.returncode == 0, deleted.stderr
+    assert status(tmp_path, team_id) is None
+
+
+def test_a_malformed_card_lists_every_problem_with_its_line_and_creates_nothing(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        CARD.replace(
+            "team_test_agents.Echo\n    description: entry", "nowhere.Agent\n    description: entry"
+        ).replace("role: Echo}", 'role: ""}')
+    )
+    result = run_cli("team", "create", str(bad), "--no-interactive")
+    assert result.returncode == 2
+    assert "entry_point.card" in result.stderr and "line 4" in result.stderr
+    assert "members[0].card" in result.stderr
+    assert not db(tmp_path).exists()
+
+
+def test_an_unknown_store_scheme_is_a_clear_error_and_creates_nothing(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    result = run_cli("team", "create", str(card_file), "--store", "nosuch:///x", "--no-interactive")
+    assert result.returncode == 2
+    assert "nosuch" in result.stderr and "sqlite" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.yaml"]
+    assert run_cli("store", "init", "nosuch:///x").returncode == 2
+
+
+def test_metadata_failing_validation_is_refused_before_anything_is_written(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    result = run_cli(
+        "team", "create", str(card_file), "--metadata", "priority=urgent", "--no-interactive"
+    )
+    assert result.returncode == 2
+    assert "tenant" in result.stderr and "priority" in result.stderr
+    assert not db(tmp_path).exists()
+
+
+def test_resuming_or_deleting_a_running_team_is_refused_and_changes_nothing(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    from uuid import UUID
+
+    team_id = run_cli("team", "create", str(card_file), "--no-interactive").stdout.split()[-1]
+    with SqliteEventStore(db(tmp_path)) as store:
+        process = store.load_team(UUID(team_id))
+        assert process is not None
+        store.save_team(process.with_status(TeamStatus.RUNNING))  # as if it ran elsewhere
+        before = (store.load_team(UUID(team_id)), store.load_events(UUID(team_id)))
+    resumed = run_cli("team", "resume", team_id, "--no-interactive")
+    assert resumed.returncode == 1
+    assert "running" in resumed.stderr
+    deleted = run_cli("team", "delete", team_id)
+    assert deleted.returncode == 1
+    assert "stop it first" in deleted.stderr
+    with SqliteEventStore(db(tmp_path)) as store:
+        assert (store.load_team(UUID(team_id)), store.load_events(UUID(team_id))) == before
+    assert run_cli("team", "stop", team_id).returncode == 0
+    assert status(tmp_path, team_id) == TeamStatus.STOPPED
+
+
+def test_interactive_mode_sends_stdin_lines_and_stops_at_end_of_input(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    result = run_cli("team", "create", str(card_file), "--interactive", stdin="one\ntwo\n")
+    assert result.returncode == 0, result.stderr
+    team_id = result.stdout.strip().splitlines()[-1]
+    assert status(tmp_path, team_id) == TeamStatus.STOPPED
+
+
+def test_ctrl_c_in_interactive_mode_stops_the_team_cleanly(
+    cli_env: dict[str, str], card_file: Path, tmp_path: Path
+) -> None:
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "akgentic.cli.team_cmd",
+            "team",
+            "create",
+            str(card_file),
+            "--interactive",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env,
+        cwd=tmp_path,
+    )
+    try:
+        assert child.stdin is not None and child.stderr is not None
+        for line in child.stderr:
+            if "running; type messages" in line:
+                break
+        child.stdin.write("hello\n")
+        child.stdin.flush()
+        os.kill(child.pid, signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)
+    assert child.returncode == 0, err
+    team_id = out.strip().splitlines()[-1]
+    assert status(tmp_path, team_id) == TeamStatus.STOPPED
+
+
+def test_store_init_creates_the_store_and_list_of_a_missing_store_creates_nothing(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    listed = run_cli("team", "list", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+    assert not db(tmp_path).exists()
+    assert run_cli("store", "init", f"yaml:///{tmp_path}/teams").returncode == 0
+    assert (tmp_path / "teams").is_dir()

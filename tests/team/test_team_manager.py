@@ -1,0 +1,150 @@
+"""TeamManager: the state machine, metadata and the store it keeps in step."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+from uuid import uuid4
+
+import pytest
+from pydantic import ValidationError
+
+from akgentic.core.messages.orchestrator import StartMessage
+from akgentic.team import (
+    TeamCard,
+    TeamManager,
+    TeamNotFoundError,
+    TeamStateError,
+    TeamStatus,
+)
+
+CardFactory = Callable[..., TeamCard]
+META = "team_test_agents.CaseMetadata"
+
+
+def meta(**fields: Any) -> Any:
+    return importlib.import_module("team_test_agents").CaseMetadata(**fields)
+
+
+def test_create_records_a_running_team_with_a_pre_generated_id(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    team_id = uuid4()
+    runtime = manager.create_team(team_card(), user_id="alice", team_id=team_id)
+    assert runtime.id == team_id
+    process = manager.get_team(team_id)
+    assert process is not None
+    assert (process.status, process.user_id) == (TeamStatus.RUNNING, "alice")
+
+
+def test_metadata_is_validated_before_anything_is_built(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    with pytest.raises(ValidationError):
+        manager.create_team(team_card(metadata_type=META), metadata={"priority": "high"})
+    with pytest.raises(ValueError, match="declares no metadata_type"):
+        manager.create_team(team_card(), metadata={"tenant": "acme"})
+    assert manager.list_teams() == []
+
+
+def test_update_team_metadata_replaces_the_value_and_its_index_entries(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    runtime = manager.create_team(
+        team_card(metadata_type=META), metadata=meta(tenant="acme", priority=3)
+    )
+    process = manager.update_team_metadata(runtime.id, {"tenant": "globex"})
+    assert process.metadata_indexes == ["tenant|globex", "priority|1"]
+    assert manager.list_teams(metadata={"priority": "3"}) == []
+    assert runtime.orchestrator_proxy.get_metadata() == meta(tenant="globex")
+    with pytest.raises(ValidationError):
+        manager.update_team_metadata(runtime.id, {"tenant": ["not", "a", "string"]})
+    stored = manager.get_team(runtime.id)
+    assert stored is not None and stored.metadata == meta(tenant="globex")
+    cleared = manager.update_team_metadata(runtime.id, None)
+    assert (cleared.metadata, cleared.metadata_indexes) == (None, [])
+
+
+def test_list_filters_narrow_and_never_reach_another_users_teams(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    card = team_card(metadata_type=META)
+    mine = manager.create_team(card, user_id="alice", metadata=meta(tenant="acme"))
+    manager.create_team(card, user_id="bob", metadata=meta(tenant="acme"))
+    other = manager.create_team(card, user_id="alice", metadata=meta(tenant="globex"))
+    manager.stop_team(other.id)
+    found = manager.list_teams(user_id="alice", metadata={"tenant": "acme"})
+    assert [p.team_id for p in found] == [mine.id]
+    assert manager.list_teams(user_id="alice", status=TeamStatus.STOPPED) == [
+        manager.get_team(other.id)
+    ]
+    assert len(manager.list_teams(metadata={"tenant": "acme"})) == 2
+
+
+def test_stop_is_idempotent_and_resume_and_delete_follow_the_state_machine(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    runtime = manager.create_team(team_card())
+    with pytest.raises(TeamStateError, match="only a stopped team can be resumed"):
+        manager.resume_team(runtime.id)
+    with pytest.raises(TeamStateError, match="only a stopped team can be deleted"):
+        manager.delete_team(runtime.id)
+    manager.stop_team(runtime.id)
+    first = manager.get_team(runtime.id)
+    manager.stop_team(runtime.id)
+    assert manager.get_team(runtime.id) == first
+    assert first is not None and first.status == TeamStatus.STOPPED
+    assert not runtime.orchestrator_addr.is_alive()
+    with pytest.raises(TeamNotFoundError):
+        manager.resume_team(uuid4())
+
+
+def test_stop_of_a_team_running_nowhere_marks_it_stopped(
+    manager: TeamManager, team_card: CardFactory, actor_system: Any
+) -> None:
+    runtime = manager.create_team(team_card())
+    stranger = TeamManager(actor_system, manager.event_store)  # another process, in effect
+    stranger.stop_team(runtime.id)
+    process = manager.get_team(runtime.id)
+    assert process is not None and process.status == TeamStatus.STOPPED
+    assert runtime.orchestrator_addr.is_alive()  # nothing of the team was reachable
+
+
+def test_resume_continues_the_sequence_without_writing_the_replay_again(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    runtime = manager.create_team(team_card())
+    runtime.send("one")
+    assert runtime.wait_idle(10)
+    manager.stop_team(runtime.id)
+    before = manager.event_store.load_events(runtime.id)
+    resumed = manager.resume_team(runtime.id)
+    persistence = manager.get_persistence(runtime.id)
+    assert persistence is not None
+    persistence.flush(10)
+    assert manager.event_store.load_events(runtime.id) == before
+    resumed.send("two")
+    assert resumed.wait_idle(10)
+    manager.stop_team(runtime.id)
+    after = manager.event_store.load_events(runtime.id)
+    assert after[: len(before)] == before
+    assert [e.sequence for e in after] == list(range(1, len(after) + 1))
+    starts = [e.event for e in after if isinstance(e.event, StartMessage)]
+    assert sorted(s.config.name for s in starts) == ["@Echo", "@Entry", "@Orchestrator"]
+
+
+def test_delete_purges_the_record_events_and_states(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    runtime = manager.create_team(team_card())
+    runtime.send("x")
+    assert runtime.wait_idle(10)
+    manager.stop_team(runtime.id)
+    assert manager.event_store.load_agent_states(runtime.id) != []
+    manager.delete_team(runtime.id)
+    assert manager.get_team(runtime.id) is None
+    assert manager.event_store.load_events(runtime.id) == []
+    assert manager.event_store.load_agent_states(runtime.id) == []
+    with pytest.raises(TeamNotFoundError):
+        manager.delete_team(runtime.id)
