@@ -282,7 +282,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
             for m in self.get_team()
             if m.agent_id != me and not m.name.startswith(TOOL_ACTOR_PREFIX)
         )
-        roles = tuple(role for role, card in self.discover_catalog().items() if card.can_be_hired)
+        roles = tuple(self.discover_catalog())  # every catalog role can be hired
         return TeamDirectory(members=members, hireable_roles=roles)
 
     def notify_human(self, text: str) -> None:

@@ -24,10 +24,11 @@ def build_app() -> typer.Typer:
     )
     app.command("plugins")(plugins_command)
 
-    @app.command("demo")
-    def demo() -> None:
-        """Run the demo job (for now: list the installed plugins)."""
-        plugins_command(as_json=False)
+    from akgentic.cli.demo_cmd import demo_command
+    from akgentic.cli.run_cmd import run_command
+
+    app.command("demo")(demo_command)
+    app.command("run")(run_command)
 
     from akgentic.cli.store_cmd import store_app
     from akgentic.cli.team_cmd import team_app

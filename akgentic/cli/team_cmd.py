@@ -17,206 +17,49 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 from uuid import UUID
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from akgentic.cli.session import (
+    DEFAULT_TIMEOUT,
+    PATH_ENV_VAR,
+    ConversationPrinter,
+    InteractiveOption,
+    MetadataOption,
+    PathOption,
+    SendOption,
+    StoreOption,
+    TimeoutOption,
+    cli_errors,
+    err_console,
+    fail,
+    import_roots,
+    managed_teams,
+    missing_store,
+    open_store,
+    pairs,
+    store_url,
+)
+
 if TYPE_CHECKING:
-    from akgentic.core.messages.message import Message
     from akgentic.team.manager import TeamManager
     from akgentic.team.models import Process
     from akgentic.team.runtime import TeamRuntime
     from akgentic.team.store import EventStore
 
-__all__ = ["team_app"]
-
-DEFAULT_TIMEOUT = 120.0
-#: Directories (``os.pathsep``-separated) to import agent classes from, like PYTHONPATH.
-PATH_ENV_VAR = "AKGENTIC_PATH"
-
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help="Event store URL (default: $AKGENTIC_STORE, else sqlite:///.akgentic/akgentic.db).",
-        show_default=False,
-    ),
-]
-PathOption = Annotated[
-    list[Path] | None,
-    typer.Option("--path", help="Extra directory to import agent classes from (repeatable)."),
-]
-SendOption = Annotated[
-    list[str] | None, typer.Option("--send", help="Message to send to the team (repeatable).")
-]
-InteractiveOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--interactive/--no-interactive",
-        help="Chat with the team on stdin (default: when stdin is a terminal).",
-        show_default=False,
-    ),
-]
-TimeoutOption = Annotated[
-    float,
-    typer.Option(
-        "--timeout", help="Seconds to wait for the team to become idle (--no-interactive)."
-    ),
-]
-MetadataOption = Annotated[
-    list[str] | None, typer.Option("--metadata", help="Metadata KEY=VALUE (repeatable).")
-]
-
-_err = Console(stderr=True, highlight=False)
-
-
-class _CliError(Exception):
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def _fail(message: str, code: int = 1) -> NoReturn:
-    raise _CliError(message, code)
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """Turn expected failures into one ``error:`` line and an exit code."""
-    from pydantic import ValidationError
-
-    from akgentic.plugins import UnknownPluginNameError
-    from akgentic.team.card_yaml import TeamCardValidationError
-    from akgentic.team.errors import (
-        EventStoreError,
-        TeamNotFoundError,
-        TeamStateError,
-    )
-
-    try:
-        yield
-    except _CliError as exc:
-        _err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(exc.code) from None
-    except TeamCardValidationError as exc:
-        _err.print(f"[red]error:[/red] {exc.source}: invalid team card")
-        for problem in exc.problems:
-            _err.print(f"  {problem}")
-        raise typer.Exit(2) from None
-    except ValidationError as exc:
-        _err.print(f"[red]error:[/red] invalid value: {exc}")
-        raise typer.Exit(2) from None
-    except UnknownPluginNameError as exc:
-        _err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
-    except (TeamNotFoundError, TeamStateError) as exc:
-        _err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
-    except EventStoreError as exc:
-        code = 2 if isinstance(exc, ValueError) else 1
-        _err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(code) from None
-
-
-# ------------------------------------------------------------------ helpers
-
-
-def _import_roots(card: Path | None, extra: list[Path] | None) -> None:
-    """Put the card's directory, ``--path`` dirs, ``$AKGENTIC_PATH`` and the cwd on sys.path."""
-    env = [Path(p) for p in os.environ.get(PATH_ENV_VAR, "").split(os.pathsep) if p.strip()]
-    roots = [*(extra or []), *env, Path.cwd()]
-    if card is not None:
-        roots.insert(0, card.resolve().parent)
-    for root in reversed(roots):
-        text = str(root.resolve())
-        if text not in sys.path:
-            sys.path.insert(0, text)
-
-
-def _pairs(items: list[str] | None, what: str) -> dict[str, str]:
-    pairs: dict[str, str] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            _fail(f"{what} must be KEY=VALUE, got {item!r}", 2)
-        pairs[key.strip()] = value
-    return pairs
-
+__all__ = ["DEFAULT_TIMEOUT", "PATH_ENV_VAR", "team_app"]
 
 def _team_id(text: str) -> UUID:
     try:
         return UUID(text)
     except ValueError:
-        _fail(f"{text!r} is not a team id (a UUID)", 2)
-
-
-def _store_url(url: str | None) -> str:
-    from akgentic.team.urls import default_store_url
-
-    return url or default_store_url()
-
-
-def _missing_store(url: str) -> str | None:
-    """For a file-backed store, a message when its file or directory does not exist."""
-    from akgentic.team.urls import parse_file_url, store_scheme
-
-    scheme = store_scheme(url)
-    if scheme not in ("sqlite", "yaml"):
-        return None
-    bare = url.split("?", 1)[0]
-    parsed = parse_file_url(bare, scheme)
-    if parsed.path is None or parsed.path.exists():
-        return None
-    return f"no store at {parsed.path} (create a team first, or run `akgentic store init {url}`)"
-
-
-def _open_store(url: str | None, *, must_exist: bool) -> EventStore:
-    from akgentic.team.urls import open_event_store, store_scheme
-
-    target = _store_url(url)
-    store_scheme(target)  # a URL without a scheme fails here, before anything is created
-    if must_exist:
-        missing = _missing_store(target)
-        if missing is not None:
-            _fail(missing, 1)
-    return open_event_store(target)
-
-
-class _Printer:
-    """Event subscriber printing the team's conversation (text messages only)."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self._restoring = False
-        self._lock = threading.Lock()
-
-    def on_message(self, msg: Message) -> None:
-        from akgentic.core.messages.orchestrator import SentMessage
-
-        if self._restoring or not isinstance(msg, SentMessage):
-            return
-        content = getattr(msg.message, "content", None)
-        if not isinstance(content, str):
-            return
-        sender = msg.sender.name if msg.sender is not None else "?"
-        with self._lock:
-            self.console.print(f"[bold]{sender}[/bold] -> {msg.recipient.name}: {content}")
-
-    def set_restoring(self, team_id: UUID, restoring: bool) -> None:
-        self._restoring = restoring
-
-    def on_stop_request(self, team_id: UUID) -> None:
-        return None
-
-    def on_stop(self, team_id: UUID) -> None:
-        return None
+        fail(f"{text!r} is not a team id (a UUID)", 2)
 
 
 def _session(
@@ -231,7 +74,7 @@ def _session(
         for text in sends or []:
             runtime.send(text)
         if interactive:
-            _err.print(f"team {runtime.id} running; type messages, Ctrl+D or Ctrl+C to stop")
+            err_console.print(f"team {runtime.id} running; type messages, Ctrl+D or Ctrl+C to stop")
             while True:
                 line = sys.stdin.readline()
                 if not line:
@@ -240,29 +83,18 @@ def _session(
                 if text.strip():
                     runtime.send(text)
         elif not runtime.wait_idle(timeout):
-            _err.print(f"[yellow]warning:[/yellow] team still busy after {timeout:g} s; stopping")
+            err_console.print(
+                f"[yellow]warning:[/yellow] team still busy after {timeout:g} s; stopping"
+            )
     except KeyboardInterrupt:
-        _err.print("interrupted: stopping the team")
+        err_console.print("interrupted: stopping the team")
     finally:
         manager.stop_team(runtime.id)
 
 
-@contextmanager
-def _manager(store: EventStore, interactive: bool) -> Iterator[TeamManager]:
-    from akgentic.core.actor_system import ActorSystem
-    from akgentic.team.manager import TeamManager
-
-    console = Console(highlight=False) if interactive else _err
-    system = ActorSystem()
-    manager = TeamManager(system, store, subscribers=[_Printer(console)])
-    try:
-        yield manager
-    finally:
-        try:
-            manager.stop_all()
-        finally:
-            system.shutdown(timeout=30)
-            store.close()
+def _manager(store: EventStore, interactive: bool) -> AbstractContextManager[TeamManager]:
+    console = Console(highlight=False) if interactive else err_console
+    return managed_teams(store, ConversationPrinter(console))
 
 
 def _interactive(flag: bool | None) -> bool:
@@ -310,13 +142,13 @@ def team_app() -> typer.Typer:
         from akgentic.team.card_yaml import load_team_card
         from akgentic.team.models import validate_metadata
 
-        with _errors():
-            _import_roots(card, path)
+        with cli_errors():
+            import_roots(card, path)
             team_card = load_team_card(card)
-            pairs = _pairs(metadata, "--metadata")
-            value = validate_metadata(team_card, pairs) if pairs else None
+            given = pairs(metadata, "--metadata")
+            value = validate_metadata(team_card, given) if given else None
             chat = _interactive(interactive)
-            event_store = _open_store(store, must_exist=False)
+            event_store = open_store(store, must_exist=False)
             with _manager(event_store, chat) as manager:
                 runtime = manager.create_team(team_card, metadata=value)
                 _session(manager, runtime, send, chat, timeout)
@@ -332,11 +164,11 @@ def team_app() -> typer.Typer:
         path: PathOption = None,
     ) -> None:
         """Resume a stopped team from its log; deliver --send messages; chat or wait; stop."""
-        with _errors():
-            _import_roots(None, path)
+        with cli_errors():
+            import_roots(None, path)
             uid = _team_id(team_id)
             chat = _interactive(interactive)
-            event_store = _open_store(store, must_exist=True)
+            event_store = open_store(store, must_exist=True)
             with _manager(event_store, chat) as manager:
                 runtime = manager.resume_team(uid)
                 _session(manager, runtime, send, chat, timeout)
@@ -352,10 +184,10 @@ def team_app() -> typer.Typer:
         from akgentic.core.actor_system import ActorSystem
         from akgentic.team.manager import TeamManager
 
-        with _errors():
-            _import_roots(None, path)
+        with cli_errors():
+            import_roots(None, path)
             uid = _team_id(team_id)
-            event_store = _open_store(store, must_exist=True)
+            event_store = open_store(store, must_exist=True)
             system = ActorSystem()
             try:
                 TeamManager(system, event_store).stop_team(uid)
@@ -378,20 +210,20 @@ def team_app() -> typer.Typer:
         """List teams, filtered by status, user and metadata (KEY=VALUE, all must match)."""
         from akgentic.team.models import TeamStatus
 
-        with _errors():
-            _import_roots(None, path)
+        with cli_errors():
+            import_roots(None, path)
             wanted: TeamStatus | None = None
             if status is not None:
                 try:
                     wanted = TeamStatus(status.lower())
                 except ValueError:
-                    _fail(f"unknown status {status!r} (running, stopped, deleted)", 2)
-            filters = _pairs(metadata, "--metadata")
-            target = _store_url(store)
-            if _missing_store(target) is not None:
+                    fail(f"unknown status {status!r} (running, stopped, deleted)", 2)
+            filters = pairs(metadata, "--metadata")
+            target = store_url(store)
+            if missing_store(target) is not None:
                 teams: list[Process] = []
             else:
-                event_store = _open_store(target, must_exist=True)
+                event_store = open_store(target, must_exist=True)
                 try:
                     teams = event_store.list_teams(user_id=user, status=wanted, metadata=filters)
                 finally:
@@ -426,10 +258,10 @@ def team_app() -> typer.Typer:
         """Show a team's record (card, status, metadata, roster) and optionally its events."""
         from akgentic.team.errors import TeamNotFoundError
 
-        with _errors():
-            _import_roots(None, path)
+        with cli_errors():
+            import_roots(None, path)
             uid = _team_id(team_id)
-            event_store = _open_store(store, must_exist=True)
+            event_store = open_store(store, must_exist=True)
             try:
                 process = event_store.load_team(uid)
                 if process is None:
@@ -449,10 +281,10 @@ def team_app() -> typer.Typer:
         from akgentic.core.actor_system import ActorSystem
         from akgentic.team.manager import TeamManager
 
-        with _errors():
-            _import_roots(None, path)
+        with cli_errors():
+            import_roots(None, path)
             uid = _team_id(team_id)
-            event_store = _open_store(store, must_exist=True)
+            event_store = open_store(store, must_exist=True)
             system = ActorSystem()
             try:
                 TeamManager(system, event_store).delete_team(uid)

@@ -9,8 +9,9 @@ Build order (each step finishes before the next starts):
 4. the entry point, then each member tree, every agent spawned *through its
    parent* (the parent owns and stops it); ``headcount > 1`` spawns
    ``<name>_0`` ... and children go under the last instance;
-5. the role catalog: every member card as declared, then ``agent_profiles``
-   marked hireable (a profile wins a role clash);
+5. the role catalog: the card's ``agent_profiles`` (marked ``can_be_hired``);
+   member cards are not registered, so a member's role is not hireable unless a
+   profile names it;
 6. the welcome message, recorded as sent to the entry point.
 
 If any step fails, everything built so far is stopped and the error re-raised.
@@ -48,15 +49,13 @@ _STOP_GRACE = 30.0
 
 
 def hireable_catalog(team_card: TeamCard) -> list[AgentCard]:
-    """The cards to register in the orchestrator's role catalog, in registration order.
+    """The cards to register in the orchestrator's role catalog: the ``agent_profiles``.
 
-    Member cards come as declared (not hireable unless they say so); the
-    ``agent_profiles`` follow, marked ``can_be_hired``, so a profile replaces a
-    member card of the same role.
+    The catalog is the list of roles agents may hire, so member cards stay out of it.
+    Each profile is copied with ``can_be_hired`` set, which only informs readers of
+    the catalog: being in it is what makes a role hireable.
     """
-    members = [node.card for node, _parent in team_card.iter_members()]
-    profiles = [card.model_copy(update={"can_be_hired": True}) for card in team_card.agent_profiles]
-    return [*members, *profiles]
+    return [card.model_copy(update={"can_be_hired": True}) for card in team_card.agent_profiles]
 
 
 def stop_orchestrator(

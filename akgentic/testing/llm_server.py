@@ -1,10 +1,13 @@
-"""An offline OpenAI-compatible chat-completions server that plays a script.
+"""An offline OpenAI-compatible server that plays a script.
 
-Tests point a real OpenAI client (through ``ModelConfig(provider="openai-chat",
-base_url=...)``) at this server instead of the internet. Each request to
-``/v1/chat/completions`` consumes the next step of the script; the request
-body is recorded so a test can check what the model was sent. Streaming
-(``"stream": true``, server-sent events) and plain JSON replies are both served.
+Tests point a real OpenAI client at this server instead of the internet, through
+``ModelConfig(provider="openai-chat", base_url=...)`` (Chat Completions) or
+``ModelConfig(provider="openai", base_url=...)`` / ``OPENAI_BASE_URL`` (the Responses
+API, what pydantic-ai uses for plain ``openai``). Both ``/v1/chat/completions`` and
+``/v1/responses`` consume the next step of the same script; every request body is
+recorded, in arrival order, so a test can check what the model was sent (chat bodies
+carry ``messages``, Responses bodies ``input`` and ``instructions``). Streaming
+(``"stream": true``, server-sent events) and plain JSON replies are served by both.
 
     with ScriptedLLMServer([tool_call("lookup", {"q": "x"}), text("done")]) as server:
         agent = ReactAgent(ReactAgentConfig(model_cfg=server.model_config()))
@@ -14,7 +17,9 @@ body is recorded so a test can check what the model was sent. Streaming
 Steps are built with :func:`text`, :func:`tool_call`, :func:`tool_calls`,
 :func:`structured` and :func:`error`; a plain string is a text step and a
 callable ``(request_body) -> Step`` decides at request time. A request that
-finds the script used up gets an HTTP 400 whose message says so.
+finds the script used up gets the ``fallback`` step when one is set (a callable
+fallback makes a small rule-based model), otherwise an HTTP 400 whose message
+says so.
 
 Only the standard library is used; the server binds 127.0.0.1 on a free port
 and runs in a daemon thread.
@@ -131,7 +136,7 @@ class ScriptedLLMServer:
 
     Use it as a context manager (or call :meth:`start` / :meth:`stop`). Add
     steps at any time with :meth:`add`. ``requests`` holds every received
-    chat-completion body, in arrival order.
+    request body (chat completions and responses alike), in arrival order.
     """
 
     def __init__(
@@ -141,8 +146,11 @@ class ScriptedLLMServer:
         model: str = DEFAULT_MODEL,
         host: str = "127.0.0.1",
         port: int = 0,
+        fallback: StepSpec | None = None,
     ) -> None:
         self.model = model
+        #: Played (without being used up) when the script is empty; None: HTTP 400.
+        self.fallback = fallback
         self._host = host
         self._port = port
         self._lock = threading.Lock()
@@ -169,16 +177,19 @@ class ScriptedLLMServer:
 
     @property
     def served(self) -> int:
-        """How many chat-completion requests have been answered from the script."""
+        """How many requests have been answered from the script."""
         with self._lock:
             return self._served
 
     def _next_step(self, body: dict[str, Any]) -> ScriptStep | None:
         with self._lock:
             self.requests.append(body)
-            if not self._script:
+            if self._script:
+                spec = self._script.popleft()
+            elif self.fallback is not None:
+                spec = self.fallback
+            else:
                 return None
-            spec = self._script.popleft()
             self._served += 1
         if callable(spec) and not isinstance(spec, ScriptStep):
             spec = spec(body)
@@ -200,7 +211,7 @@ class ScriptedLLMServer:
         return f"{self.url}/v1"
 
     def model_config(self, **overrides: Any) -> ModelConfig:
-        """A ``ModelConfig`` that talks to this server through the Chat Completions API."""
+        """A ``ModelConfig`` for this server: Chat Completions unless ``provider="openai"``."""
         from akgentic.llm.config import ModelConfig
 
         fields: dict[str, Any] = {
@@ -322,7 +333,114 @@ class ScriptedLLMServer:
         if step.usage is not None:
             return step.usage
         out = (step.content or "") + "".join(c.arguments_json() for c in step.tool_calls)
-        return _estimate_tokens(body.get("messages", [])), max(1, len(out) // 4)
+        sent = body.get("messages", [body.get("instructions"), body.get("input")])
+        return _estimate_tokens(sent), max(1, len(out) // 4)
+
+    # ------------------------------------------------------ Responses API
+
+    def _response_items(self, step: ScriptStep) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        if step.content is not None:
+            items.append(
+                {
+                    "type": "message",
+                    "id": f"msg_{next(self._ids)}",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": step.content, "annotations": []}],
+                }
+            )
+        for call in step.tool_calls:
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{next(self._ids)}",
+                    "call_id": call.id or f"call_{next(self._ids)}",
+                    "name": call.name,
+                    "arguments": call.arguments_json(),
+                    "status": "completed",
+                }
+            )
+        return items
+
+    def _response_envelope(
+        self, body: dict[str, Any], step: ScriptStep, rid: str, output: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        prompt, completion = self._usage(body, step)
+        return {
+            "id": rid,
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "completed",
+            "model": body.get("model") or self.model,
+            "output": output,
+            "parallel_tool_calls": bool(body.get("parallel_tool_calls", True)),
+            "tool_choice": body.get("tool_choice") or "auto",
+            "tools": body.get("tools") or [],
+            "usage": {
+                "input_tokens": prompt,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": completion,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    def response(self, body: dict[str, Any], step: ScriptStep) -> dict[str, Any]:
+        """The non-streaming Responses API object for ``step``."""
+        rid = f"resp_{next(self._ids)}"
+        return self._response_envelope(body, step, rid, self._response_items(step))
+
+    def response_events(self, body: dict[str, Any], step: ScriptStep) -> Iterator[dict[str, Any]]:
+        """The Responses API stream for ``step``: created, items with deltas, completed."""
+        rid = f"resp_{next(self._ids)}"
+        items = self._response_items(step)
+        seq = itertools.count()
+
+        def event(kind: str, **fields: Any) -> dict[str, Any]:
+            return {"type": kind, "sequence_number": next(seq), **fields}
+
+        pending = {**self._response_envelope(body, step, rid, []), "status": "in_progress"}
+        yield event("response.created", response=pending)
+        for index, item in enumerate(items):
+            if item["type"] == "message":
+                text_value = item["content"][0]["text"]
+                yield event(
+                    "response.output_item.added",
+                    output_index=index,
+                    item={**item, "status": "in_progress", "content": []},
+                )
+                part = {"type": "output_text", "text": "", "annotations": []}
+                where = {"item_id": item["id"], "output_index": index, "content_index": 0}
+                yield event("response.content_part.added", part=part, **where)
+                half = len(text_value) // 2 or len(text_value)
+                for piece in (text_value[:half], text_value[half:]):
+                    if piece:
+                        yield event("response.output_text.delta", delta=piece, logprobs=[], **where)
+                yield event("response.output_text.done", text=text_value, logprobs=[], **where)
+                yield event(
+                    "response.content_part.done", part={**part, "text": text_value}, **where
+                )
+            else:
+                yield event(
+                    "response.output_item.added",
+                    output_index=index,
+                    item={**item, "arguments": "", "status": "in_progress"},
+                )
+                where = {"item_id": item["id"], "output_index": index}
+                yield event(
+                    "response.function_call_arguments.delta", delta=item["arguments"], **where
+                )
+                yield event(
+                    "response.function_call_arguments.done",
+                    arguments=item["arguments"],
+                    name=item["name"],
+                    **where,
+                )
+            yield event("response.output_item.done", output_index=index, item=item)
+        yield event(
+            "response.completed", response=self._response_envelope(body, step, rid, items)
+        )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -350,9 +468,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"no such path {self.path}", "not_found")
 
     def do_POST(self) -> None:
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
-            self._error(404, f"the scripted server only serves chat completions, not {self.path}",
-                        "not_found")
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/v1/responses", "/responses"):
+            api = "responses"
+        elif path in ("/v1/chat/completions", "/chat/completions"):
+            api = "chat"
+        else:
+            self._error(
+                404,
+                f"the scripted server serves /v1/chat/completions and /v1/responses, "
+                f"not {self.path}",
+                "not_found",
+            )
             return
         length = int(self.headers.get("Content-Length") or 0)
         try:
@@ -373,20 +500,28 @@ class _Handler(BaseHTTPRequestHandler):
         if step.status != 200:
             self._error(step.status, step.error_message or "scripted failure", "scripted_error")
             return
-        if body.get("stream"):
+        if api == "responses":
+            if body.get("stream"):
+                self._stream(server.response_events(body, step), named=True)
+            else:
+                self._json(200, server.response(body, step))
+        elif body.get("stream"):
             self._stream(server.chunks(body, step))
         else:
             self._json(200, server.completion(body, step))
 
-    def _stream(self, chunks: Iterator[dict[str, Any]]) -> None:
+    def _stream(self, chunks: Iterator[dict[str, Any]], *, named: bool = False) -> None:
+        """Server-sent events; ``named`` adds ``event:`` lines and no ``[DONE]`` (Responses)."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
         for chunk in chunks:
-            self.wfile.write(b"data: " + json.dumps(chunk).encode("utf-8") + b"\n\n")
-        self.wfile.write(b"data: [DONE]\n\n")
+            head = f"event: {chunk['type']}\n".encode() if named else b""
+            self.wfile.write(head + b"data: " + json.dumps(chunk).encode("utf-8") + b"\n\n")
+        if not named:
+            self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
         self.close_connection = True
 

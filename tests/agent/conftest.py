@@ -159,18 +159,22 @@ class Team:
         role: str,
         *,
         agent_class: type[BaseAgent] = ScriptedAgent,
-        can_be_hired: bool = True,
+        register: bool = True,
         description: str = "",
         **config: Any,
     ) -> AgentCard:
-        """Register a role blueprint and return it."""
+        """A role blueprint; registered in the catalog (so hireable) unless ``register=False``.
+
+        The card keeps the core default ``can_be_hired=False``: catalog membership alone
+        decides who can be hired.
+        """
         card = AgentCard(
             description=description or f"The team's {role}",
             agent_class=agent_class,
             config=AgentConfig(name=f"@{role}", role=role, **config),
-            can_be_hired=can_be_hired,
         )
-        self.proxy.register_agent_profiles([card])
+        if register:
+            self.proxy.register_agent_profiles([card])
         return card
 
     def spawn(self, card: AgentCard, name: str | None = None) -> ActorAddress:
@@ -182,8 +186,12 @@ class Team:
         return address
 
     def say(self, to: ActorAddress, content: str, type: str = "request") -> None:
-        """The human sends ``content`` to ``to``."""
-        human = self.system.proxy_tell(self.human, HumanProxy)
+        """The human sends ``content`` to ``to``; returns once it sits in ``to``'s mailbox.
+
+        A blocking proxy makes the delivery synchronous, so a test that says
+        something mid-run knows it is queued before the run's next step.
+        """
+        human = self.system.proxy_ask(self.human, HumanProxy)
         human.send(to, AgentMessage(content=content, type=type))
 
     def to_human(self) -> list[str]:

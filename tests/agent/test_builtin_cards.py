@@ -67,12 +67,13 @@ def test_the_roster_delta_names_who_joined_and_who_left() -> None:
     assert "+ @Bob (QA) joined" in delta and "- @Ada (Dev) left" in delta
 
 
-def test_the_catalog_marks_hireable_roles() -> None:
+def test_the_catalog_lists_every_role_as_hireable_with_its_description() -> None:
     state = RoleCatalogState(
-        roles=[RoleEntry(role="Dev", description="codes", hireable=True), RoleEntry(role="Lead")]
+        roles=[RoleEntry(role="Dev", description="codes"), RoleEntry(role="Lead")]
     )
     text = state.render_full()
-    assert "- Dev [hireable]: codes" in text and "- Lead [not hireable]" in text
+    assert text.startswith("Roles you can hire")
+    assert "- Dev: codes" in text and "- Lead" in text
     assert state.render_delta(state) is None
 
 

@@ -43,12 +43,13 @@ def test_a_command_replies_to_its_sender_and_records_one_operator_action(
 ) -> None:
     script = book.script("Manager", out(), out())
     team.card("Developer", description="Writes code")
-    manager = team.spawn(team.card("Manager", can_be_hired=False))
+    manager = team.spawn(team.card("Manager", register=False))
     team.say(manager, "Warm up.")
     helpers.wait_for(lambda: len(script.seen) == 1)
     team.say(manager, "/team_roles")
     helpers.wait_for(lambda: team.to_human())
-    assert "Developer [hireable]: Writes code" in team.to_human()[0]
+    assert "- Developer: Writes code" in team.to_human()[0]
+    assert "Manager" not in team.to_human()[0]
     assert team.recorder.sent(to="@Human")[0].type == "notification"
     assert len(script.seen) == 1  # the command did not run the model
     team.say(manager, "Carry on.")
@@ -92,17 +93,32 @@ def test_hire_by_command_binds_a_chosen_name_and_the_hire_is_a_child_of_the_hire
     assert ada.config.role == "Developer"
 
 
-def test_a_live_members_role_is_not_hireable_unless_its_card_says_so(
+def test_a_live_members_role_is_not_hireable_unless_it_is_in_the_catalog(
     team: Any, book: Any, helpers: Any
 ) -> None:
     book.script("Manager")
-    manager = team.spawn(team.card("Manager", can_be_hired=False))
+    team.card("Developer")
+    manager = team.spawn(team.card("Manager", register=False))
     team.say(manager, "/hire_member Manager")
     helpers.wait_for(lambda: team.to_human())
-    assert "cannot be hired" in team.to_human()[0]
+    assert "There is no role 'Manager' to hire. Hireable roles: Developer." in team.to_human()[0]
     team.say(manager, "/hire_member Ghost")
     helpers.wait_for(lambda: len(team.to_human()) == 2)
     assert "no role 'Ghost'" in team.to_human()[1]
+    assert [m.role for m in team.proxy.get_team()].count("Manager") == 1
+
+
+def test_a_registered_profile_is_hireable_whatever_its_can_be_hired_flag_says(
+    team: Any, book: Any, helpers: Any
+) -> None:
+    book.script("Manager")
+    book.script("Developer")
+    card = team.card("Developer")
+    assert card.can_be_hired is False  # the core default, as in a plain AgentCard
+    manager = team.spawn(team.card("Manager", register=False))
+    team.say(manager, "/hire_member Developer name=@Ada")
+    helpers.wait_for(lambda: team.proxy.get_team_member("@Ada") is not None)
+    assert team.agent(manager).team_directory().hireable_roles == ("Developer",)
 
 
 def test_an_unreachable_recipient_is_corrected_in_the_loop_not_dropped(
@@ -164,12 +180,13 @@ def test_the_roster_and_catalog_arrive_as_a_full_block_then_as_deltas(
     script = book.script("Manager", out(("Developer", "request", "Code.")), out())
     book.script("Developer", out())
     team.card("Developer")
-    manager = team.spawn(team.card("Manager", can_be_hired=False))
+    manager = team.spawn(team.card("Manager", register=False))
     team.say(manager, "First.")
     helpers.wait_for(lambda: len(script.seen) == 1)
     first = user_texts(script.seen[0])
     assert "**Context update 1** — current state." in first
-    assert "- Developer [hireable]" in first and "- Manager [not hireable]" in first
+    assert "- Developer: The team's Developer" in first
+    assert "- Manager" not in first  # spawned from its card, never registered
     helpers.wait_for(lambda: team.recorder.sent(to="@Manager") or True)
     team.say(manager, "Second.")
     helpers.wait_for(lambda: len(script.seen) == 2)

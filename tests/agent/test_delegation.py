@@ -23,7 +23,7 @@ def test_a_role_named_as_recipient_is_hired_and_receives_the_raw_message(
         out(("@Human", "response", "The parser is done.")),
     )
     team.card("Developer")
-    manager = team.spawn(team.card("Manager", can_be_hired=False))
+    manager = team.spawn(team.card("Manager", register=False))
     team.say(manager, "Plan the parser work.")
     helpers.wait_for(lambda: team.to_human())
     assert team.to_human() == ["The parser is done."]

@@ -168,14 +168,15 @@ def test_the_welcome_message_is_recorded_once_at_creation_and_not_on_resume(
     assert len(welcomes()) == 1
 
 
-def test_agent_profiles_are_the_hireable_catalog_and_members_are_not_hireable(
+def test_agent_profiles_are_the_hireable_catalog_and_members_are_not_in_it(
     sqlite_manager: TeamManager, team_card: CardFactory, member: Member
 ) -> None:
     profile = member("Echo", "@Translator", "Translator")["card"]
     runtime = sqlite_manager.create_team(team_card(agent_profiles=[profile]))
     catalog = runtime.orchestrator_proxy.get_agent_catalog()
+    assert list(catalog) == ["Translator"]
     assert catalog["Translator"].can_be_hired is True
-    assert catalog["Echo"].can_be_hired is False
+    assert runtime.orchestrator_proxy.get_team_member("@Echo") is not None
     assert runtime.orchestrator_proxy.get_team_member("@Translator") is None
 
 

@@ -19,13 +19,12 @@ class MemberEntry(BaseModel):
 
 
 class RoleEntry(BaseModel):
-    """One role of the catalog."""
+    """One role of the catalog (every catalog role can be hired)."""
 
     model_config = ConfigDict(frozen=True)
 
     role: str
     description: str = ""
-    hireable: bool = False
 
 
 def _member_line(member: MemberEntry) -> str:
@@ -33,8 +32,7 @@ def _member_line(member: MemberEntry) -> str:
 
 
 def _role_line(role: RoleEntry) -> str:
-    mark = "hireable" if role.hireable else "not hireable"
-    text = f"- {role.role} [{mark}]"
+    text = f"- {role.role}"
     return f"{text}: {role.description}" if role.description else text
 
 
@@ -62,14 +60,14 @@ class TeamRosterState(ContextState):
 
 
 class RoleCatalogState(ContextState):
-    """The roles registered with the team; only hireable ones can be hired."""
+    """The team's role catalog: the roles an agent can hire."""
 
     roles: list[RoleEntry]
 
     def render_full(self) -> str:
         if not self.roles:
             return ""
-        lines = ["Roles of this team (name a hireable role as a recipient to hire it):"]
+        lines = ["Roles you can hire (name a role as a recipient to hire a new member):"]
         lines += [_role_line(r) for r in self.roles]
         return "\n".join(lines)
 

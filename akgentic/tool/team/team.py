@@ -1,10 +1,10 @@
 """``TeamTool``: hire and fire members, see the roster, the role catalog and who is busy.
 
-Every ``BaseAgent`` carries this card. Hiring is restricted to the orchestrator's role
-catalog (roles registered with ``register_agent_profiles`` or a team card's
-``agent_profiles``) and, within it, to cards marked ``can_be_hired``: a member being on
-the team does not make its role hireable. The hired agent is started as a child of the
-agent that hired it.
+Every ``BaseAgent`` carries this card. A role can be hired exactly when it is in the
+orchestrator's role catalog, i.e. was registered with ``register_agent_profiles`` or
+listed in a team card's ``agent_profiles``. A member being on the team does not put its
+role in the catalog, and ``AgentCard.can_be_hired`` is informational only. The hired
+agent is started as a child of the agent that hired it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL
 from akgentic.tool.core.context_state import ContextState
 from akgentic.tool.core.params import BaseToolParam
-from akgentic.tool.errors import RetriableError, RoleNotHireableError
+from akgentic.tool.errors import RetriableError
 from akgentic.tool.team.activity import render_activity
 from akgentic.tool.team.observer import TeamManagementToolObserver
 from akgentic.tool.team.params import (
@@ -118,22 +118,15 @@ class TeamTool(ToolCard):
 
         Raises:
             RetriableError: The role is not in the catalog, or the name is taken/empty.
-            RoleNotHireableError: The role's card is not marked ``can_be_hired``.
         """
         observer = self._team_observer()
         orchestrator = self._orchestrator()
         wanted = role.strip()
         catalog: dict[str, AgentCard] = orchestrator.get_agent_catalog()
         card = catalog.get(wanted)
-        hireable = sorted(r for r, c in catalog.items() if c.can_be_hired)
         if card is None:
-            listed = ", ".join(hireable) or "none"
+            listed = ", ".join(sorted(catalog)) or "none"
             raise RetriableError(f"There is no role {wanted!r} to hire. Hireable roles: {listed}.")
-        if not card.can_be_hired:
-            listed = ", ".join(hireable) or "none"
-            raise RoleNotHireableError(
-                f"The role {wanted!r} exists but cannot be hired. Hireable roles: {listed}."
-            )
         agent_class = card.get_agent_class()
 
         def taken(candidate: str) -> bool:
@@ -188,7 +181,7 @@ class TeamTool(ToolCard):
     def catalog_state(self) -> RoleCatalogState:
         """The role catalog snapshot (raises when the team cannot be reached)."""
         roles = [
-            RoleEntry(role=role, description=card.description, hireable=card.can_be_hired)
+            RoleEntry(role=role, description=card.description)
             for role, card in self._catalog().items()
         ]
         return RoleCatalogState(roles=roles)
@@ -234,7 +227,7 @@ class TeamTool(ToolCard):
         if self._param(self.get_role_profiles, GetRoleProfiles, COMMAND) is not None:
 
             def team_roles() -> str:
-                """Show the roles of this team and which can be hired."""
+                """Show the roles that can be hired in this team."""
                 return self.catalog_state().render_full() or "No roles are registered."
 
             commands[GetRoleProfiles] = team_roles
@@ -270,7 +263,7 @@ class TeamTool(ToolCard):
         def hire_members(roles: list[str]) -> str:
             """Hire new team members, one per role listed (a role may repeat).
 
-            Only roles marked hireable in the role catalog can be hired. Each new member
+            Only roles listed in the team's role catalog can be hired. Each new member
             gets its own @name, reported back; address it with that name afterwards.
 
             Args:

@@ -1,0 +1,169 @@
+"""``akgentic run CARD.yaml``: create a team from a card and chat with it.
+
+Every message a member sends is printed as it happens (Rich, one colour per member).
+What you type goes to the team:
+
+- plain text reaches every supervisor (the first layer of ``members``), sent by the
+  card's entry point;
+- ``@Name text`` reaches only that member;
+- ``/command args`` is run by the lead (the first supervisor) through its command
+  registry, e.g. ``/team_members`` or ``/hire_member Researcher``; ``@Name /command``
+  runs it on another member. The result comes back as a notification;
+- ``/help`` lists the commands each agent announced; ``/quit`` leaves at once, the end
+  of input (Ctrl+D, or a piped script) once the team is idle.
+
+Leaving, Ctrl+C included, stops the team; the store keeps it, so
+``akgentic team resume ID`` brings it back. With ``--send`` (repeatable) and no
+terminal, the messages are delivered, the command waits until the team is idle
+(at most ``--timeout`` seconds), then stops: the scripted, non-interactive form.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from akgentic.cli.session import (
+    DEFAULT_TIMEOUT,
+    ConversationPrinter,
+    InteractiveOption,
+    MetadataOption,
+    PathOption,
+    SendOption,
+    StoreOption,
+    TimeoutOption,
+    cli_errors,
+    import_roots,
+    managed_teams,
+    open_store,
+    pairs,
+    route_line,
+)
+
+if TYPE_CHECKING:
+    from akgentic.team.manager import TeamManager
+    from akgentic.team.runtime import TeamRuntime
+
+__all__ = ["chat", "run_command"]
+
+_LEAVE = ("/quit", "/exit")
+
+
+def _help(console: Console, printer: ConversationPrinter, runtime: TeamRuntime) -> None:
+    lead = next(iter(runtime.supervisor_addrs), "-")
+    console.print(
+        "Type a message for the team, [bold]@Name text[/bold] for one member, "
+        f"[bold]/command[/bold] for the lead ({lead}), [bold]/quit[/bold] to stop.",
+        soft_wrap=True,
+    )
+    for agent, names in sorted(printer.commands.items()):
+        console.print(f"  {agent}: " + " ".join(f"/{n}" for n in names), soft_wrap=True)
+    if not printer.commands:
+        console.print("  (no agent has announced its commands yet; /help again to see them)")
+
+
+def chat(
+    console: Console,
+    printer: ConversationPrinter,
+    runtime: TeamRuntime,
+    sends: list[str],
+    interactive: bool,
+    timeout: float,
+) -> None:
+    """Deliver ``sends``; then read lines from stdin (interactive) or wait until idle.
+
+    Returns on ``/quit`` at once, at the end of input or with ``interactive=False`` once
+    the team is idle (at most ``timeout`` seconds). KeyboardInterrupt propagates.
+    """
+    for text in sends:
+        problem = route_line(runtime, text)
+        if problem:
+            console.print(f"[red]not sent:[/red] {problem}", soft_wrap=True)
+    if not interactive:
+        if not runtime.wait_idle(timeout):
+            console.print(
+                f"[yellow]warning:[/yellow] team still busy after {timeout:g} s; stopping"
+            )
+        return
+    _help(console, printer, runtime)
+    while True:
+        line = sys.stdin.readline()
+        if not line:  # end of input (a piped script): let the team finish first
+            if not runtime.wait_idle(timeout):
+                console.print(f"[yellow]warning:[/yellow] team still busy after {timeout:g} s")
+            return
+        text = line.strip()
+        if text in _LEAVE:
+            return
+        if text == "/help":
+            _help(console, printer, runtime)
+            continue
+        problem = route_line(runtime, text)
+        if problem:
+            console.print(f"[red]not sent:[/red] {problem}", soft_wrap=True)
+
+
+def _stop(manager: TeamManager, runtime: TeamRuntime, console: Console) -> None:
+    manager.stop_team(runtime.id)
+    console.print(
+        f"team {runtime.id} stopped and saved; resume it with: "
+        f"akgentic team resume {runtime.id}",
+        soft_wrap=True,
+        highlight=False,
+    )
+
+
+def run_command(
+    card: Annotated[Path, typer.Argument(help="Team card YAML file.")],
+    send: SendOption = None,
+    interactive: InteractiveOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    store: StoreOption = None,
+    path: PathOption = None,
+    metadata: MetadataOption = None,
+) -> None:
+    """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
+    from akgentic.team.card_yaml import load_team_card
+    from akgentic.team.models import validate_metadata
+
+    console = Console(highlight=False)
+    with cli_errors():
+        import_roots(card, path)
+        team_card = load_team_card(card)
+        given = pairs(metadata, "--metadata")
+        value = validate_metadata(team_card, given) if given else None
+        talk = sys.stdin.isatty() and not send if interactive is None else interactive
+        printer = ConversationPrinter(console, rich=True)
+        with managed_teams(open_store(store, must_exist=False), printer) as manager:
+            runtime = manager.create_team(team_card, metadata=value)
+            console.print(
+                f"[bold]{team_card.name or 'team'}[/bold] is running (id {runtime.id})",
+                soft_wrap=True,
+            )
+            try:
+                chat(console, printer, runtime, list(send or []), talk, timeout)
+            except KeyboardInterrupt:
+                console.print("\ninterrupted: stopping the team")
+            finally:
+                _stop(manager, runtime, console)
+
+
+def _main() -> None:  # pragma: no cover - exercised through subprocesses
+    root = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
+    root.command("run")(run_command)
+
+    @root.callback()
+    def _group() -> None:
+        """akgentic run, on its own (before it is mounted in the main application)."""
+
+    root(prog_name="akgentic")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    _main()

@@ -1,0 +1,344 @@
+"""Pieces shared by the commands that run teams (``team``, ``run``, ``demo``).
+
+- option types (``--store``, ``--path``, ``--send``, ``--timeout``...);
+- :func:`cli_errors`: expected failures become one ``error:`` line and an exit code
+  (2 invalid input, 1 operation impossible);
+- :func:`import_roots` / :func:`open_store`: where agent classes and the store come from;
+- :class:`ConversationPrinter`: an event subscriber printing what members say, live;
+- :func:`managed_teams`: an actor system and a ``TeamManager`` that are always shut down;
+- :func:`route_line`: how a line typed by a person reaches the team.
+
+Everything heavy (actors, stores, pydantic) is imported inside the functions, so
+building the command-line application stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+from uuid import UUID
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from akgentic.core.messages.message import Message
+    from akgentic.team.manager import TeamManager
+    from akgentic.team.runtime import TeamRuntime
+    from akgentic.team.store import EventStore
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "PATH_ENV_VAR",
+    "CliError",
+    "ConversationPrinter",
+    "InteractiveOption",
+    "MetadataOption",
+    "PathOption",
+    "SendOption",
+    "StoreOption",
+    "TimeoutOption",
+    "cli_errors",
+    "err_console",
+    "fail",
+    "import_roots",
+    "managed_teams",
+    "missing_store",
+    "open_store",
+    "pairs",
+    "route_line",
+    "store_url",
+    "wrap_text",
+]
+
+DEFAULT_TIMEOUT = 120.0
+#: Directories (``os.pathsep``-separated) to import agent classes from, like PYTHONPATH.
+PATH_ENV_VAR = "AKGENTIC_PATH"
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help="Event store URL (default: $AKGENTIC_STORE, else sqlite:///.akgentic/akgentic.db).",
+        show_default=False,
+    ),
+]
+PathOption = Annotated[
+    list[Path] | None,
+    typer.Option("--path", help="Extra directory to import agent classes from (repeatable)."),
+]
+SendOption = Annotated[
+    list[str] | None, typer.Option("--send", help="Message to send to the team (repeatable).")
+]
+InteractiveOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--interactive/--no-interactive",
+        help="Chat with the team on stdin (default: when stdin is a terminal).",
+        show_default=False,
+    ),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout", help="Seconds to wait for the team to become idle (--no-interactive)."
+    ),
+]
+MetadataOption = Annotated[
+    list[str] | None, typer.Option("--metadata", help="Metadata KEY=VALUE (repeatable).")
+]
+
+err_console = Console(stderr=True, highlight=False)
+
+
+class CliError(Exception):
+    """An expected failure: printed as one ``error:`` line, exits with ``code``."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    raise CliError(message, code)
+
+
+@contextmanager
+def cli_errors() -> Iterator[None]:
+    """Turn expected failures into one ``error:`` line and an exit code."""
+    from pydantic import ValidationError
+
+    from akgentic.plugins import UnknownPluginNameError
+    from akgentic.team.card_yaml import TeamCardValidationError
+    from akgentic.team.errors import EventStoreError, TeamNotFoundError, TeamStateError
+
+    try:
+        yield
+    except CliError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(exc.code) from None
+    except TeamCardValidationError as exc:
+        err_console.print(f"[red]error:[/red] {exc.source}: invalid team card")
+        for problem in exc.problems:
+            err_console.print(f"  {problem}")
+        raise typer.Exit(2) from None
+    except ValidationError as exc:
+        err_console.print(f"[red]error:[/red] invalid value: {exc}")
+        raise typer.Exit(2) from None
+    except UnknownPluginNameError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    except (TeamNotFoundError, TeamStateError) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    except EventStoreError as exc:
+        code = 2 if isinstance(exc, ValueError) else 1
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(code) from None
+
+
+def import_roots(card: Path | None, extra: list[Path] | None) -> None:
+    """Put the card's directory, ``--path`` dirs, ``$AKGENTIC_PATH`` and the cwd on sys.path."""
+    env = [Path(p) for p in os.environ.get(PATH_ENV_VAR, "").split(os.pathsep) if p.strip()]
+    roots = [*(extra or []), *env, Path.cwd()]
+    if card is not None:
+        roots.insert(0, card.resolve().parent)
+    for root in reversed(roots):
+        text = str(root.resolve())
+        if text not in sys.path:
+            sys.path.insert(0, text)
+
+
+def pairs(items: list[str] | None, what: str) -> dict[str, str]:
+    """``KEY=VALUE`` options as a dict (exit code 2 on a malformed item)."""
+    found: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            fail(f"{what} must be KEY=VALUE, got {item!r}", 2)
+        found[key.strip()] = value
+    return found
+
+
+def store_url(url: str | None) -> str:
+    from akgentic.team.urls import default_store_url
+
+    return url or default_store_url()
+
+
+def missing_store(url: str) -> str | None:
+    """For a file-backed store, a message when its file or directory does not exist."""
+    from akgentic.team.urls import parse_file_url, store_scheme
+
+    scheme = store_scheme(url)
+    if scheme not in ("sqlite", "yaml"):
+        return None
+    bare = url.split("?", 1)[0]
+    parsed = parse_file_url(bare, scheme)
+    if parsed.path is None or parsed.path.exists():
+        return None
+    return f"no store at {parsed.path} (create a team first, or run `akgentic store init {url}`)"
+
+
+def open_store(url: str | None, *, must_exist: bool) -> EventStore:
+    from akgentic.team.urls import open_event_store, store_scheme
+
+    target = store_url(url)
+    store_scheme(target)  # a URL without a scheme fails here, before anything is created
+    if must_exist:
+        missing = missing_store(target)
+        if missing is not None:
+            fail(missing, 1)
+    return open_event_store(target)
+
+
+# ------------------------------------------------------------------ printing
+
+_PALETTE = ("cyan", "magenta", "green", "yellow", "blue", "bright_red", "bright_cyan")
+
+
+class ConversationPrinter:
+    """Event subscriber printing what the team's members say to each other, live.
+
+    ``rich=False`` prints ``@Sender -> @Recipient: text`` lines (what ``akgentic team``
+    shows). ``rich=True`` colours each member, shows the intent of agent messages and
+    announces members who join (hires included). Nothing is printed while a team is
+    being restored: the replayed history is not news. The slash commands agents
+    announce at start are collected in :attr:`commands` (agent name -> command names).
+    """
+
+    def __init__(self, console: Console, *, rich: bool = False) -> None:
+        self.console = console
+        self.rich = rich
+        self.commands: dict[str, list[str]] = {}
+        self._restoring = False
+        self._lock = threading.Lock()
+        self._colours: dict[str, str] = {}
+
+    # -- subscriber protocol ------------------------------------------------
+    def on_message(self, msg: Message) -> None:
+        from akgentic.core.messages.orchestrator import EventMessage, SentMessage, StartMessage
+        from akgentic.tool.core.event import CommandsAnnouncedEvent
+
+        if isinstance(msg, EventMessage) and isinstance(msg.event, CommandsAnnouncedEvent):
+            with self._lock:
+                self.commands[msg.event.agent.name] = [d.name for d in msg.event.commands]
+            return
+        if self._restoring:
+            return
+        if isinstance(msg, SentMessage):
+            content = getattr(msg.message, "content", None)
+            if isinstance(content, str):
+                sender = msg.sender.name if msg.sender is not None else "?"
+                intent = getattr(msg.message, "type", None)
+                self._said(sender, msg.recipient.name, content, intent)
+        elif isinstance(msg, StartMessage) and self.rich:
+            name, role = msg.config.name, msg.config.role
+            if name.startswith(("#", "@Orchestrator")):
+                return
+            parent = msg.parent.name if msg.parent is not None else None
+            by = f", started by {parent}" if parent and parent != "@Orchestrator" else ""
+            with self._lock:
+                line = Text("+ ", style="dim")
+                line.append(name, style=self._colour(name))
+                line.append(f" joined the team as {role}{by}", style="dim")
+                self.console.print(line, soft_wrap=True)
+
+    def set_restoring(self, team_id: UUID, restoring: bool) -> None:
+        self._restoring = restoring
+
+    def on_stop_request(self, team_id: UUID) -> None:
+        return None
+
+    def on_stop(self, team_id: UUID) -> None:
+        return None
+
+    # -- rendering ----------------------------------------------------------
+    def _colour(self, name: str) -> str:
+        if name not in self._colours:
+            self._colours[name] = _PALETTE[len(self._colours) % len(_PALETTE)]
+        return self._colours[name]
+
+    def _said(self, sender: str, recipient: str, content: str, intent: object) -> None:
+        with self._lock:
+            if not self.rich:
+                self.console.print(
+                    Text(f"{sender} -> {recipient}: {content}"), soft_wrap=True, markup=False
+                )
+                return
+            line = Text()
+            line.append(sender, style=f"bold {self._colour(sender)}")
+            line.append(" → ", style="dim")
+            line.append(recipient, style=self._colour(recipient))
+            if isinstance(intent, str):
+                line.append(f" ({intent})", style="dim")
+            line.append(": ")
+            line.append(content)
+            self.console.print(line, soft_wrap=True)
+
+
+# ------------------------------------------------------------------ running
+
+
+@contextmanager
+def managed_teams(
+    store: EventStore, printer: ConversationPrinter | None = None
+) -> Iterator[TeamManager]:
+    """A ``TeamManager`` on a fresh actor system; on exit every team is stopped, all closed."""
+    from akgentic.core.actor_system import ActorSystem
+    from akgentic.team.manager import TeamManager
+
+    system = ActorSystem()
+    manager = TeamManager(system, store, subscribers=[printer] if printer is not None else [])
+    try:
+        yield manager
+    finally:
+        try:
+            manager.stop_all()
+        finally:
+            system.shutdown(timeout=30)
+            store.close()
+
+
+def wrap_text(runtime: TeamRuntime, text: str) -> str | Message:
+    """``text`` as the team's default message type, or an ``AgentMessage`` when it has none."""
+    if runtime.team.default_message_type is not None:
+        return text
+    from akgentic.agent.messages import AgentMessage
+
+    return AgentMessage(content=text)
+
+
+def route_line(runtime: TeamRuntime, line: str) -> str | None:
+    """Deliver one line typed by a person; returns an error text when it cannot be delivered.
+
+    - ``@Name text``: to that member only (``text`` may be a ``/command``);
+    - ``/command args``: to the lead (the first supervisor), whose command registry runs it;
+    - anything else: to every supervisor, as :meth:`TeamRuntime.send` does.
+    """
+    text = line.strip()
+    if not text:
+        return None
+    if text.startswith("@"):
+        name, _, rest = text.partition(" ")
+        if not rest.strip():
+            return f"nothing to send to {name}"
+        try:
+            runtime.send_to(name, wrap_text(runtime, rest.strip()))
+        except ValueError as exc:
+            return str(exc)
+        return None
+    if text.startswith("/"):
+        lead = next(iter(runtime.supervisor_addrs), None)
+        if lead is None:
+            return "this team has no member to run commands"
+        runtime.send_to(lead, wrap_text(runtime, text))
+        return None
+    runtime.send(wrap_text(runtime, text))
+    return None

@@ -1,0 +1,151 @@
+"""``akgentic run CARD.yaml``, run as a real subprocess against a scripted model server."""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from uuid import UUID
+
+from akgentic.team import SqliteEventStore, TeamStatus
+from akgentic.testing.llm_server import ScriptedLLMServer
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+RUN = "akgentic.cli.run_cmd"
+STOPPED = re.compile(r"team ([0-9a-f-]{36}) stopped and saved; resume it with: akgentic team")
+
+
+def stored_status(tmp_path: Path, team_id: str) -> TeamStatus | None:
+    with SqliteEventStore(tmp_path / "cli.db") as store:
+        process = store.load_team(UUID(team_id))
+        return None if process is None else process.status
+
+
+def test_send_hires_delegates_answers_then_stops_and_saves_the_team(
+    run_module: Run, demo_card_file: Path, demo_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    done = run_module(RUN, "run", str(demo_card_file), "--send", "Why are octopuses odd?")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "demo-team is running" in out
+    assert "@Human → @Manager (request): Why are octopuses odd?" in out
+    hire = re.search(r"\+ (@Researcher\d+) joined the team as Researcher, started by @Manager", out)
+    assert hire is not None, out
+    researcher = hire.group(1)
+    assert f"@Manager → {researcher} (request): Please look into this" in out
+    assert f"{researcher} → @Manager (response): 1) An octopus has three hearts" in out
+    assert f"@Manager → @Human (response): Here is what {researcher} found." in out
+    stopped = STOPPED.search(out)
+    assert stopped is not None, out
+    assert stored_status(tmp_path, stopped.group(1)) == TeamStatus.STOPPED
+    assert demo_server.served == 3
+
+
+def test_a_slash_line_is_run_by_the_lead_and_at_name_reaches_one_member(
+    run_module: Run, demo_card_file: Path, demo_server: ScriptedLLMServer
+) -> None:
+    done = run_module(
+        RUN,
+        "run",
+        str(demo_card_file),
+        "--send",
+        "/team_roles",
+        "--send",
+        "@Manager /hire_member Researcher name=@Ada",
+        "--send",
+        "@Nobody hello",
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "@Human → @Manager (request): /team_roles" in out
+    assert "@Manager → @Human (notification): Roles you can hire" in out
+    assert "- Researcher: Looks into a question" in out
+    assert "+ @Ada joined the team as Researcher, started by @Manager" in out
+    assert "not sent: team" in out and "no member named '@Nobody'" in out
+    assert demo_server.requests == []  # commands never reach the model
+
+
+def test_piped_lines_are_chatted_and_the_end_of_input_waits_for_the_answer(
+    run_module: Run, demo_card_file: Path, tmp_path: Path
+) -> None:
+    done = run_module(
+        RUN, "run", str(demo_card_file), "--interactive", stdin="/help\nWhat about squids?\n"
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "/quit" in out and "for the lead (@Manager)" in out
+    assert "@Human → @Manager (request): What about squids?" in out
+    assert "@Manager → @Human (response): Here is what @Researcher" in out
+    stopped = STOPPED.search(out)
+    assert stopped is not None and stored_status(tmp_path, stopped.group(1)) == TeamStatus.STOPPED
+
+
+def test_quit_leaves_at_once_and_the_team_is_saved_stopped(
+    run_module: Run, demo_card_file: Path, demo_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    done = run_module(RUN, "run", str(demo_card_file), "--interactive", stdin="/quit\nignored\n")
+    assert done.returncode == 0, done.stderr
+    assert "ignored" not in done.stdout
+    stopped = STOPPED.search(done.stdout)
+    assert stopped is not None and stored_status(tmp_path, stopped.group(1)) == TeamStatus.STOPPED
+    assert demo_server.requests == []
+
+
+def test_ctrl_c_stops_the_team_and_keeps_it_resumable(
+    cli_env: dict[str, str], demo_card_file: Path, tmp_path: Path
+) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-m", RUN, "run", str(demo_card_file), "--interactive"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env,
+        cwd=tmp_path,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            lines.put(line)
+        lines.put("")
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    seen: list[str] = []
+    try:
+        while not any("/quit" in line for line in seen):  # the help line: chat is open
+            line = lines.get(timeout=30)
+            assert line, "".join(seen)
+            seen.append(line)
+        child.send_signal(signal.SIGINT)
+        assert child.wait(timeout=30) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=10)
+    reader.join(timeout=10)
+    while not lines.empty():
+        seen.append(lines.get())
+    out = "".join(seen)
+    assert "interrupted: stopping the team" in out
+    stopped = STOPPED.search(out)
+    assert stopped is not None, out
+    assert stored_status(tmp_path, stopped.group(1)) == TeamStatus.STOPPED
+
+
+def test_an_invalid_card_is_refused_with_exit_code_2_and_no_team_is_written(
+    run_module: Run, tmp_path: Path
+) -> None:
+    card = tmp_path / "bad.yaml"
+    card.write_text("name: bad\nentry_point:\n  card: {agent_class: no.such.Agent}\n")
+    done = run_module(RUN, "run", str(card), "--send", "hi")
+    assert done.returncode == 2
+    assert "invalid team card" in done.stderr
+    assert not (tmp_path / "cli.db").exists()
