@@ -11,6 +11,16 @@ events. The logs are written straight into the store (copies of the events a
 real echo team produced), which is quicker than running a team for 50k
 messages; the resume itself is the real thing.
 
+Besides the built-in stores (``sqlite``, ``yaml``), the server-backed stores are
+measured when a server is given and their plugin is installed, each in a schema
+or database of its own that is dropped afterwards:
+
+* ``postgresql``: ``--postgres URL`` (default ``$AKGENTIC_BENCH_POSTGRES_URL``,
+  else ``$AKGENTIC_TEST_POSTGRES_URL``, else ``postgresql://postgres@127.0.0.1:5432/test``;
+  ``--postgres none`` skips it, and so does an unreachable server, said on stderr);
+* ``mongodb``: ``--mongo URL`` (default ``$AKGENTIC_BENCH_MONGO_URL``, else
+  ``$AKGENTIC_TEST_MONGO_URL``; skipped when neither is set).
+
 Run: ``.venv/bin/python bench/team.py [--store URL] [--sizes 1000,10000,50000]``.
 """
 
@@ -18,10 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 from uuid import UUID, uuid4
 
 from akgentic.core import ActorSystem, AgentCard, BaseConfig, BaseState
@@ -39,6 +53,10 @@ from akgentic.team import (
     open_event_store,
 )
 from akgentic.team.store import BatchEventStore
+
+DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
+#: Gives a store URL on fresh storage of a server (None when unusable) and cleans up.
+ServerContext = Callable[[str], AbstractContextManager[str | None]]
 
 
 class BenchEcho(Akgent[BaseConfig, BaseState]):
@@ -131,22 +149,110 @@ def bench_store(url: str, sizes: list[int], appends: int) -> dict[str, object]:
         store.close()
 
 
+def init_store(url: str) -> None:
+    """Run the store plugin's schema initialiser, when it has one."""
+    from akgentic.plugins import get_registry
+    from akgentic.team.urls import store_scheme
+
+    spec = get_registry().event_store_for_scheme(store_scheme(url))
+    if spec.init is not None:
+        spec.init(url)
+
+
+@contextmanager
+def postgres_schema(server: str) -> Iterator[str | None]:
+    """A store URL on a fresh schema of ``server`` (dropped afterwards); None if unusable."""
+    try:
+        import psycopg
+        from psycopg import sql
+    except ImportError:
+        print("bench: postgresql skipped: psycopg is not installed", file=sys.stderr)
+        yield None
+        return
+    schema = f"bench_{uuid4().hex[:12]}"
+    try:
+        psycopg.connect(server, connect_timeout=5).close()
+    except psycopg.Error as exc:
+        print(f"bench: postgresql skipped: {str(exc).strip()}", file=sys.stderr)
+        yield None
+        return
+    separator = "&" if urlsplit(server).query else "?"
+    try:
+        yield f"{server}{separator}schema={schema}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+@contextmanager
+def mongo_database(server: str) -> Iterator[str | None]:
+    """A store URL on a fresh database of ``server`` (dropped afterwards)."""
+    try:
+        import pymongo
+    except ImportError:
+        print("bench: mongodb skipped: pymongo is not installed", file=sys.stderr)
+        yield None
+        return
+    name = f"bench_{uuid4().hex[:12]}"
+    client: pymongo.MongoClient[dict[str, object]] = pymongo.MongoClient(
+        server, serverSelectionTimeoutMS=5000
+    )
+    try:
+        client.admin.command("ping")
+    except pymongo.errors.PyMongoError as exc:
+        print(f"bench: mongodb skipped: {exc}", file=sys.stderr)
+        client.close()
+        yield None
+        return
+    try:
+        yield urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
+    finally:
+        client.drop_database(name)
+        client.close()
+
+
+def server_stores(args: argparse.Namespace) -> list[tuple[ServerContext, str]]:
+    """(context factory, server URL) for each server-backed store to measure."""
+    stores: list[tuple[ServerContext, str]] = []
+    postgres = args.postgres or (
+        os.environ.get("AKGENTIC_BENCH_POSTGRES_URL")
+        or os.environ.get("AKGENTIC_TEST_POSTGRES_URL")
+        or DEFAULT_POSTGRES
+    )
+    if postgres.lower() != "none":
+        stores.append((postgres_schema, postgres))
+    mongo = (
+        args.mongo
+        or os.environ.get("AKGENTIC_BENCH_MONGO_URL")
+        or os.environ.get("AKGENTIC_TEST_MONGO_URL")
+    )
+    if mongo and mongo.lower() != "none":
+        stores.append((mongo_database, mongo))
+    return stores
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", help="benchmark only this store URL")
     parser.add_argument("--sizes", default="1000,10000,50000")
     parser.add_argument("--appends", type=int, default=20000)
+    parser.add_argument("--postgres", help="PostgreSQL server URL ('none' to skip)")
+    parser.add_argument("--mongo", help="MongoDB server URL ('none' to skip)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     results: dict[str, object] = {}
-    with tempfile.TemporaryDirectory(prefix="akgentic-bench-") as tmp:
-        urls = (
-            [args.store]
-            if args.store
-            else [f"sqlite:///{Path(tmp)}/bench.db", f"yaml:///{Path(tmp)}/teams"]
-        )
-        for url in urls:
-            results[url.partition("://")[0]] = bench_store(url, sizes, args.appends)
+    if args.store:
+        init_store(args.store)
+        results[args.store.partition("://")[0]] = bench_store(args.store, sizes, args.appends)
+    else:
+        with tempfile.TemporaryDirectory(prefix="akgentic-bench-") as tmp:
+            for file_url in (f"sqlite:///{Path(tmp)}/bench.db", f"yaml:///{Path(tmp)}/teams"):
+                results[file_url.partition("://")[0]] = bench_store(file_url, sizes, args.appends)
+        for context, server in server_stores(args):
+            with context(server) as url:
+                if url is not None:
+                    init_store(url)
+                    results[url.partition("://")[0]] = bench_store(url, sizes, args.appends)
     json.dump({"stores": results}, sys.stdout)
     sys.stdout.write("\n")
 
