@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import pykka
+from pykka._envelope import Envelope
 from pykka.messages import ProxyCall
 
 from akgentic.core.actor_address import (
@@ -106,7 +107,11 @@ class ActorAddressImpl(ActorAddress):
         return ref
 
     def tell(self, message: Any) -> None:
-        self._check_alive().tell(message)
+        # ActorRef.tell minus its second liveness check: straight into the inbox.
+        ref = self._actor_ref
+        if ref.actor_stopped.is_set() or ref._actor_weakref() is None:
+            raise pykka.ActorDeadError(f"{self!r} is not running")
+        ref.actor_inbox.put(Envelope(message))
 
     def ask(self, message: Any, timeout: float | None = None) -> Any:
         return self._check_alive().ask(message, timeout=timeout)

@@ -79,7 +79,10 @@ class ExecutionContext:
 
     def tell(self, actor: ActorAddress, message: Any) -> None:
         """Deliver ``message`` to ``actor`` with this context as the sender."""
-        self._stamp(actor, message)
+        if isinstance(message, Message):  # _stamp, inlined: this is the sender's hot path
+            values = message.__dict__
+            values["sender"] = self._listener_address
+            values["team_id"] = actor.team_id
         actor.tell(message)
 
     def ask(self, actor: ActorAddress, message: Any, timeout: float | None = None) -> Any:

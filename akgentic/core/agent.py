@@ -4,23 +4,32 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
 import traceback as tb_module
+from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 from uuid import UUID, uuid4
 
 import pykka
+from pykka import ActorRegistry
+from pykka._envelope import Envelope
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressDict, ActorAddressStopped
 from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.agent_team import TeamAccess
-from akgentic.core.dispatch import SUPER, resolve_handlers
+from akgentic.core.dispatch import SUPER, Handler, resolve_handlers
 from akgentic.core.errors import WarningError
 from akgentic.core.mailbox import Inbox, peek_messages, take_messages
-from akgentic.core.messages.message import Message, StopRecursively, fast_construct
+from akgentic.core.messages.message import (
+    Message,
+    StopRecursively,
+    fast_construct,
+    turn_telemetry_factory,
+)
 from akgentic.core.messages.orchestrator import (
     ErrorMessage,
     EventMessage,
@@ -36,9 +45,6 @@ from akgentic.core.messages.orchestrator import (
 )
 from akgentic.core.proxy import ProxyWrapper
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["SUPER", "Akgent", "AkgentDeserializeContext", "WarningError"]
 
 logger = logging.getLogger(__name__)
@@ -47,6 +53,56 @@ ConfigType = TypeVar("ConfigType", bound=BaseConfig)
 StateType = TypeVar("StateType", bound=BaseState)
 T = TypeVar("T")
 M = TypeVar("M", bound=Message)
+
+_TURN_TYPES = (Message, TelemetryBatch)
+_received = turn_telemetry_factory(ReceivedMessage)
+_processed = turn_telemetry_factory(ProcessedMessage)
+_handled = turn_telemetry_factory(HandledMessage)
+
+
+_pykka_logger = logging.getLogger("pykka")
+
+
+def _drop(payload: Any) -> None:
+    return None
+
+
+def _poster(address: ActorAddress) -> Callable[[Any], None]:
+    """Deliver telemetry to ``address``, silently dropping it once the actor is gone.
+
+    For a live address the envelope goes straight into the inbox: the liveness
+    check and delivery of ``ActorAddressImpl.tell`` without its call chain.
+    """
+    if isinstance(address, ActorAddressImpl):
+        ref = address.actor_ref
+        is_stopped = ref.actor_stopped.is_set
+        actor_of = ref._actor_weakref
+        inbox = ref.actor_inbox
+        if type(inbox) is Inbox:
+            append = inbox._items.append
+            wake = inbox._tokens.put
+
+            def post(payload: Any) -> None:
+                if is_stopped() or actor_of() is None:
+                    return
+                append(payload if type(payload) is TelemetryBatch else Envelope(payload))
+                wake(None)
+
+            return post
+        put: Callable[[Any], None] = inbox.put
+
+        def put_envelope(payload: Any) -> None:
+            if is_stopped() or actor_of() is None:
+                return
+            put(payload if type(payload) is TelemetryBatch else Envelope(payload))
+
+        return put_envelope
+
+    def tell(payload: Any) -> None:
+        with contextlib.suppress(pykka.ActorDeadError):
+            address.tell(payload)
+
+    return tell
 
 
 def _as_uuid(value: UUID | str | None) -> UUID:
@@ -112,9 +168,12 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         self._orchestrator = orchestrator
         self._restoring = restoring
         self._orchestrator_proxy: Any = None
-        self._pending_telemetry: list[Message] = []
+        self._pending_telemetry: list[Message] = TelemetryBatch()
         inbox: Any = self.actor_inbox
         self._inbox_deque: Any = getattr(inbox, "queue", None)
+        self._chains: dict[type, tuple[Handler, ...]] = {}
+        self._sink_target: ActorAddress | None = None
+        self._sink: Callable[[Any], None] = _drop
         self.state: StateType = cast(StateType, BaseState())
         if not self.config.name:
             self.config.name = str(self.actor_ref)
@@ -162,6 +221,44 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         self._thread_ident = threading.get_ident()
         super()._actor_loop()
 
+    def _actor_loop_running(self) -> None:
+        # pykka's receive loop with the per-envelope attribute lookups hoisted and
+        # the inbox read inlined; error handling is pykka's, unchanged.
+        inbox = self.actor_inbox
+        if not isinstance(inbox, Inbox):
+            super()._actor_loop_running()
+            return
+        is_stopped = self.actor_stopped.is_set
+        wait = inbox._tokens.get
+        items = inbox._items
+        take = items.popleft
+        handle = self._handle_receive
+        while not is_stopped():
+            wait()
+            if not items:  # more wake-ups than envelopes once mail was absorbed
+                continue
+            envelope = take()
+            try:
+                response = handle(envelope.message)
+                if envelope.reply_to is not None:
+                    envelope.reply_to.set(response)
+            except Exception:
+                if envelope.reply_to is not None:
+                    _pykka_logger.info(
+                        "Exception returned from %s to caller:", self, exc_info=sys.exc_info()
+                    )
+                    envelope.reply_to.set_exception()
+                else:
+                    self._handle_failure(*sys.exc_info())
+                    try:
+                        self.on_failure(*sys.exc_info())
+                    except Exception:
+                        self._handle_failure(*sys.exc_info())
+            except BaseException:
+                _pykka_logger.debug("%r in %s. Stopping all actors.", sys.exc_info()[1], self)
+                self._stop()
+                ActorRegistry.stop_all()
+
     def on_start(self) -> None:
         """Runs on the actor's thread before any message; override for setup."""
 
@@ -202,7 +299,7 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
     # -------------------------------------------------------------- dispatch
 
     def _handle_receive(self, message: Any) -> Any:
-        if isinstance(message, Message | TelemetryBatch):
+        if isinstance(message, _TURN_TYPES):
             # Never one of pykka's control messages: skip its checks. A Message
             # turn also ships any held-back telemetry with its ReceivedMessage.
             return self.on_receive(message)
@@ -215,21 +312,30 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         if not isinstance(message, Message):
             return self._dispatch(message, None)
         self._current_message = message
-        orchestrator = self._orchestrator
-        if orchestrator is not None:
-            self._emit(ReceivedMessage, message_id=message.id)
-        result = self._dispatch(message, message.sender)
-        if orchestrator is not None:
-            # With mail already waiting, the next turn starts immediately: hold the
-            # ProcessedMessage back and ship it with that turn's ReceivedMessage.
-            backlog = self._inbox_deque
-            self._emit(ProcessedMessage, _hold=bool(backlog), message_id=message.id)
+        if self._orchestrator is None:
+            result = self._dispatch(message, message.sender)
+        else:
+            message_id = message.id
+            me = self._my_address
+            team_id = self.team_id
+            self._deliver(_received(message_id, me, team_id, message_id))
+            result = self._dispatch(message, message.sender)
+            current = self._current_message
+            processed = _processed(message_id, me, team_id, None if current is None else current.id)
+            if self._inbox_deque:
+                # Mail is waiting, so the next turn starts at once: hold the
+                # ProcessedMessage back and ship it with that turn's ReceivedMessage.
+                self._pending_telemetry.append(processed)
+            else:
+                self._deliver(processed)
         self.state.notify_if_changed()
         self._current_message = None
         return result
 
     def _dispatch(self, message: Any, sender: ActorAddress | None) -> Any:
-        chain = resolve_handlers(type(self), type(message))
+        chain = self._chains.get(type(message))
+        if chain is None:
+            chain = self._chains[type(message)] = resolve_handlers(type(self), type(message))
         for fn, wants_sender in chain:
             result = fn(self, message, sender) if wants_sender else fn(self, message)
             if result is not SUPER:
@@ -250,32 +356,42 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         fields["sender"] = self._my_address
         fields["team_id"] = self.team_id
         fields["parent_id"] = None if current is None else current.id
-        self._deliver(fast_construct(cls, fields), _hold)
+        message = fast_construct(cls, fields)
+        if _hold:
+            self._pending_telemetry.append(message)
+        else:
+            self._deliver(message)
 
     def _deliver(self, message: Message, hold: bool = False) -> None:
-        pending = self._pending_telemetry
         if hold:
-            pending.append(message)
+            self._pending_telemetry.append(message)
             return
-        payload: Message | TelemetryBatch = message
+        orchestrator = self._orchestrator
+        if orchestrator is None:
+            return
+        pending = self._pending_telemetry
+        if orchestrator is not self._sink_target:
+            self._sink = _poster(orchestrator)
+            self._sink_target = orchestrator
         if pending:
             pending.append(message)
-            payload = TelemetryBatch(pending)
-            self._pending_telemetry = []
-        orchestrator = self._orchestrator
-        if orchestrator is not None:
-            with contextlib.suppress(pykka.ActorDeadError):
-                orchestrator.tell(payload)
+            self._pending_telemetry = TelemetryBatch()
+            self._sink(pending)
+        else:
+            self._sink(message)
 
     def _flush_telemetry(self) -> None:
         pending = self._pending_telemetry
         if not pending:
             return
-        self._pending_telemetry = []
+        self._pending_telemetry = TelemetryBatch()
         orchestrator = self._orchestrator
-        if orchestrator is not None:
-            with contextlib.suppress(pykka.ActorDeadError):
-                orchestrator.tell(pending[0] if len(pending) == 1 else TelemetryBatch(pending))
+        if orchestrator is None:
+            return
+        if orchestrator is not self._sink_target:
+            self._sink = _poster(orchestrator)
+            self._sink_target = orchestrator
+        self._sink(pending[0] if len(pending) == 1 else pending)
 
     def _notify_orchestrator(self, message: Message) -> None:
         if self._orchestrator is None:
@@ -417,6 +533,9 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         if self._thread_ident != threading.get_ident():
             raise RuntimeError("consume_mailbox() must run on the actor's own thread")
         taken = take_messages(self.actor_inbox, ids)
-        for message in taken:
-            self._emit(HandledMessage, message_id=message.id)
+        if self._orchestrator is not None:
+            current = self._current_message
+            parent_id = None if current is None else current.id
+            for message in taken:
+                self._deliver(_handled(message.id, self._my_address, self.team_id, parent_id))
         return taken

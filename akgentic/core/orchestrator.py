@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -15,6 +16,7 @@ from akgentic.core.agent import Akgent
 from akgentic.core.agent_card import AgentCard
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
+from akgentic.core.dispatch import resolve_handlers
 from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import (
@@ -31,7 +33,7 @@ from akgentic.core.messages.orchestrator import (
 )
 from akgentic.core.messages.types import TeamStoppingEvent
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.core.utils.addresses import snapshot_addresses
+from akgentic.core.utils.addresses import snapshot_addresses, snapshot_model
 
 __all__ = ["STOP_TIMEOUT", "TOOL_ACTOR_PREFIX", "Orchestrator"]
 
@@ -44,6 +46,18 @@ TOOL_ACTOR_PREFIX = "#"
 """Names starting with this mark tool actors: stopped after every other member."""
 
 M = TypeVar("M", bound=Message)
+
+
+_NOBODY = object()
+
+
+def _same_id(a: Any, b: UUID) -> bool:
+    # ``a == b`` without the Python-level UUID.__eq__ for the usual UUID pair.
+    if a is b:
+        return True
+    if type(a) is UUID:
+        return bool(a.int == b.int)
+    return bool(a == b)
 
 
 class Orchestrator(Akgent[BaseConfig, BaseState]):
@@ -68,6 +82,8 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self._pending_tool_stops: list[ActorAddress] = []
         self._stop_lock = threading.Lock()
         self._finalized = False
+        self._direct: dict[type, Callable[[Any], None]] = self._direct_handlers()
+        self._foreign_sender: object = _NOBODY
 
     def on_start(self) -> None:
         """Become the orchestrator of everything created from here, record own start."""
@@ -83,16 +99,42 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
     def _notify_orchestrator(self, message: Message) -> None:
         return None
 
+    _TURN_TELEMETRY: tuple[type[Message], ...] = (
+        SentMessage,
+        ReceivedMessage,
+        ProcessedMessage,
+        HandledMessage,
+    )
+
+    def _direct_handlers(self) -> dict[type, Callable[[Any], None]]:
+        # Per-turn telemetry skips generic dispatch when this class handles it with
+        # the base Orchestrator handler (a subclass overriding one keeps dispatch).
+        direct: dict[type, Callable[[Any], None]] = {}
+        for cls in self._TURN_TELEMETRY:
+            base = Orchestrator.__dict__["receiveMsg_" + cls.__name__]
+            if resolve_handlers(type(self), cls) == ((base, True),):
+                direct[cls] = self._record_turn
+        return direct
+
     def on_receive(self, message: Any) -> Any:
         """Dispatch without the per-turn telemetry other actors emit."""
         result: Any = None
         if type(message) is TelemetryBatch:
+            direct = self._direct
             for item in message:
                 self._current_message = item
-                self._dispatch(item, item.sender)
+                handler = direct.get(type(item))
+                if handler is not None:
+                    handler(item)
+                else:
+                    self._dispatch(item, item.sender)
         elif isinstance(message, Message):
             self._current_message = message
-            result = self._dispatch(message, message.sender)
+            handler = self._direct.get(type(message))
+            if handler is not None:
+                handler(message)
+            else:
+                result = self._dispatch(message, message.sender)
         else:
             return self._dispatch(message, None)
         self.state.notify_if_changed()
@@ -121,7 +163,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         subscribers = self._subscribers_view
         if not subscribers:
             return
-        snapshot = snapshot_addresses(message)
+        snapshot = snapshot_model(message)
         for subscriber in subscribers:
             try:
                 subscriber.on_message(snapshot)
@@ -141,7 +183,9 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
     # ------------------------------------------------------------ telemetry
 
     def _is_self(self, sender: ActorAddress | None) -> bool:
-        return sender is not None and sender.agent_id == self.agent_id
+        if sender is None:
+            return False
+        return sender is self._my_address or _same_id(sender.agent_id, self.agent_id)
 
     def _track(self, message: Message) -> None:
         sender = message.sender
@@ -168,10 +212,31 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
             self._advance_stop()
 
     def _record(self, message: Message, sender: ActorAddress | None) -> None:
-        if sender is self._my_address or (sender is not None and sender.agent_id == self.agent_id):
+        if self._is_self(sender):
             return
         self.messages.append(message)
         self._publish(message)
+
+    def _record_turn(self, message: Message) -> None:
+        # _record (and _publish) for Sent/Received/Processed/Handled, reached
+        # without dispatch. The last sender found not to be this orchestrator is
+        # remembered: a busy member's telemetry skips the check.
+        sender = message.sender
+        if sender is not self._foreign_sender:
+            if self._is_self(sender):
+                return
+            self._foreign_sender = sender
+        self.messages.append(message)
+        subscribers = self._subscribers_view
+        if subscribers:
+            snapshot = snapshot_model(message)
+            for subscriber in subscribers:
+                try:
+                    subscriber.on_message(snapshot)
+                except Exception:
+                    logger.exception(
+                        "Subscriber %r failed on %s", subscriber, type(message).__name__
+                    )
 
     def receiveMsg_SentMessage(self, message: SentMessage, sender: ActorAddress | None) -> None:
         """Record a send."""

@@ -4,18 +4,36 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 
 def _import_seconds() -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import akgentic.core"], check=True)
-    return time.perf_counter() - start
+    """Cumulative cost of ``import akgentic.core`` in a fresh interpreter (``-X importtime``).
+
+    Everything the import pulls in counts (pydantic, pykka, our modules); only
+    the interpreter's own start-up does not, which is what makes the figure
+    stable on a loaded machine while still measuring the import.
+    """
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import akgentic.core"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    for line in out.stderr.splitlines():
+        fields = [f.strip() for f in line.removeprefix("import time:").split("|")]
+        if len(fields) == 3 and fields[2] == "akgentic.core":
+            return int(fields[1]) / 1e6
+    raise AssertionError("no importtime line for akgentic.core")
 
 
 def test_importing_akgentic_core_takes_under_300_ms() -> None:
-    # Best of three: the limit is about our import cost, not a busy machine.
-    assert min(_import_seconds() for _ in range(3)) < 0.3
+    # Best of five: the limit is about our import cost, not a busy machine.
+    best = float("inf")
+    for _ in range(5):
+        best = min(best, _import_seconds())
+        if best < 0.3:
+            break
+    assert best < 0.3, f"import akgentic.core took {best:.3f} s"
 
 
 def test_the_core_imports_no_other_kernel_layer_and_no_llm_library() -> None:

@@ -5,14 +5,23 @@ from __future__ import annotations
 import copy
 import os
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Literal, Self, TypeVar
 from uuid import UUID, SafeUUID
 
 from pydantic import Field
 
 from akgentic.core.actor_address import ActorAddress
+from akgentic.core.utils.fastmodel import (
+    new_instance,
+    set_dict,
+    set_extra,
+    set_fields_set,
+    set_private,
+)
 from akgentic.core.utils.serializer import SerializableBaseModel
 
 __all__ = [
@@ -24,6 +33,7 @@ __all__ = [
     "date_time_factory",
     "fast_construct",
     "new_id",
+    "turn_telemetry_factory",
 ]
 
 M = TypeVar("M", bound="Message")
@@ -32,8 +42,11 @@ _rng = random.Random(os.urandom(32))
 os.register_at_fork(after_in_child=lambda: _rng.seed(os.urandom(32)))
 _VERSION_MASK = ~((0xF000 << 64) | (0xC000 << 48))
 _VERSION_BITS = (0x4000 << 64) | (0x8000 << 48)
+_random_bits = _rng.getrandbits
 _new_object = object.__new__
-_set = object.__setattr__
+# UUID's slot descriptors: what object.__setattr__ ends up calling, minus the lookup.
+_set_uuid_int = UUID.__dict__["int"].__set__
+_set_uuid_safety = UUID.__dict__["is_safe"].__set__
 _UNKNOWN_SAFETY = SafeUUID.unknown
 
 
@@ -46,8 +59,8 @@ def new_id() -> UUID:
     ids unique without that cost. Ids are identifiers, not secrets.
     """
     value = _new_object(UUID)
-    _set(value, "int", (_rng.getrandbits(128) & _VERSION_MASK) | _VERSION_BITS)
-    _set(value, "is_safe", _UNKNOWN_SAFETY)
+    _set_uuid_int(value, (_random_bits(128) & _VERSION_MASK) | _VERSION_BITS)
+    _set_uuid_safety(value, _UNKNOWN_SAFETY)
     return value
 
 
@@ -113,22 +126,31 @@ class StopRecursively:
 
 
 _IMMUTABLE = (type(None), str, int, float, bool, tuple, frozenset)
+_now = datetime.now
 _construct_plans: dict[type, tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
 
 
 def _construct_plan(cls: type[Message]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    # (template, factories): the template holds every field that has a default, in
+    # declaration order (factory-made fields as placeholders, so a constructed
+    # message lists its fields in the same order as a validated one).
     plan = _construct_plans.get(cls)
     if plan is None:
         static: dict[str, Any] = {}
         factories: list[tuple[str, Any]] = []
         for name, info in cls.model_fields.items():
             if info.default_factory is not None:
-                factories.append((name, info.default_factory))
+                static[name] = None
+                factory = info.default_factory
+                if factory is date_time_factory:
+                    factory = partial(_now, UTC)  # same value, no Python frame
+                factories.append((name, factory))
             elif info.is_required():
                 continue
             elif isinstance(info.default, _IMMUTABLE):
                 static[name] = info.default
             else:
+                static[name] = None
                 factories.append((name, lambda d=info.default: copy.deepcopy(d)))
         plan = _construct_plans[cls] = (static, tuple(factories))
     return plan
@@ -140,14 +162,77 @@ def fast_construct(cls: type[M], fields: dict[str, Any]) -> M:
     Used on the per-message telemetry path where every value comes from the
     runtime itself; anything user-supplied goes through normal validation.
     """
-    static, factories = _construct_plan(cls)
-    values = static.copy()
-    for name, factory in factories:
+    plan = _construct_plans.get(cls)
+    if plan is None:
+        plan = _construct_plan(cls)
+    values = plan[0].copy()
+    for name, factory in plan[1]:
         values[name] = factory()
     values.update(fields)
-    obj = _new_object(cls)
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", set(fields))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    obj = new_instance(cls)
+    set_dict(obj, values)
+    set_fields_set(obj, set(fields))
+    set_extra(obj, None)
+    set_private(obj, None)
     return obj
+
+
+_TURN_FIELDS = frozenset({"message_id", "sender", "team_id", "parent_id"})
+
+
+def turn_telemetry_factory(
+    cls: type[M],
+) -> Callable[[UUID, ActorAddress | None, UUID | None, UUID | None], M]:
+    """A fast constructor ``(message_id, sender, team_id, parent_id) -> cls``.
+
+    For the per-turn telemetry classes (``ReceivedMessage``, ``ProcessedMessage``,
+    ``HandledMessage``): the result equals ``fast_construct(cls, {...})`` with
+    those four fields, minus the generic bookkeeping. Classes whose defaults are
+    not the base ``Message`` ones get the generic path.
+    """
+    static, factories = _construct_plan(cls)
+    generic = [name for name, _ in factories] != ["id", "timestamp"] or (
+        cls.model_fields["id"].default_factory is not new_id
+        or cls.model_fields["timestamp"].default_factory is not date_time_factory
+    )
+    if generic:
+
+        def build_generic(
+            message_id: UUID,
+            sender: ActorAddress | None,
+            team_id: UUID | None,
+            parent_id: UUID | None,
+        ) -> M:
+            return fast_construct(
+                cls,
+                {
+                    "message_id": message_id,
+                    "sender": sender,
+                    "team_id": team_id,
+                    "parent_id": parent_id,
+                },
+            )
+
+        return build_generic
+
+    def build(
+        message_id: UUID,
+        sender: ActorAddress | None,
+        team_id: UUID | None,
+        parent_id: UUID | None,
+    ) -> M:
+        values = static.copy()
+        values["id"] = new_id()
+        values["parent_id"] = parent_id
+        values["team_id"] = team_id
+        values["timestamp"] = _now(UTC)
+        values["sender"] = sender
+        values["message_id"] = message_id
+        obj = new_instance(cls)
+        set_dict(obj, values)
+        set_fields_set(obj, set(_TURN_FIELDS))
+        set_extra(obj, None)
+        set_private(obj, None)
+        return obj
+
+    return build

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
 
 from akgentic.core.actor_address import ActorAddress
@@ -95,5 +95,15 @@ class TelemetryBatch(list[Message]):
     """Internal envelope: several telemetry messages of one actor, in emission order.
 
     Under load an actor holds back its ProcessedMessage until its next
-    emission, so one mailbox hop carries both; never persisted.
+    emission, so one mailbox hop carries both; never persisted. A batch is
+    also its own pykka envelope (``message`` is the batch, ``reply_to`` is
+    None: nobody waits for it), so it goes into an inbox without a wrapper.
     """
+
+    __slots__ = ()
+    reply_to: ClassVar[None] = None
+
+    @property
+    def message(self) -> TelemetryBatch:
+        """The batch itself (pykka envelope protocol)."""
+        return self

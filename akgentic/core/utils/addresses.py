@@ -12,19 +12,25 @@ import types
 import typing
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from pydantic import BaseModel
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+from akgentic.core.utils.fastmodel import (
+    new_instance,
+    set_dict,
+    set_extra,
+    set_fields_set,
+    set_private,
+)
 
-__all__ = ["hydrate_addresses", "map_addresses", "snapshot_addresses"]
+__all__ = ["hydrate_addresses", "map_addresses", "snapshot_addresses", "snapshot_model"]
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
-_new_object = object.__new__
-_set = object.__setattr__
 
 _SKIP, _ADDRESS, _MODEL, _LIST, _TUPLE, _DICT, _SET, _DATACLASS = range(8)
 _kinds: dict[type, int] = {
@@ -64,6 +70,7 @@ _SCALAR_ANNOTATIONS: frozenset[Any] = frozenset(
     {str, int, float, bool, bytes, UUID, datetime, type(None)}
 )
 _field_plans: dict[type, tuple[str, ...]] = {}
+_SENDER_RECIPIENT = ("sender", "recipient")
 
 
 def _cannot_hold_address(annotation: Any) -> bool:
@@ -96,12 +103,12 @@ def map_addresses(value: T, fn: Callable[[ActorAddress], ActorAddress]) -> T:
 
 def _copy_model(model: BaseModel, changes: dict[str, Any]) -> BaseModel:
     cls = type(model)
-    copy = _new_object(cls)
-    _set(copy, "__dict__", {**model.__dict__, **changes})
-    _set(copy, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
-    _set(copy, "__pydantic_extra__", model.__pydantic_extra__)
+    copy = new_instance(cls)
+    set_dict(copy, {**model.__dict__, **changes})
+    set_fields_set(copy, set(model.__pydantic_fields_set__))
+    set_extra(copy, model.__pydantic_extra__)
     private = model.__pydantic_private__
-    _set(copy, "__pydantic_private__", None if private is None else dict(private))
+    set_private(copy, None if private is None else dict(private))
     return copy
 
 
@@ -158,7 +165,62 @@ def _to_snapshot(address: ActorAddress) -> ActorAddress:
 
 def snapshot_addresses(model: T) -> T:
     """Replace every live address in ``model`` by its read-only snapshot."""
+    if _kinds.get(type(model)) == _MODEL:
+        return cast(T, snapshot_model(cast(BaseModel, model)))
     return _map(model, _to_snapshot)  # type: ignore[no-any-return]
+
+
+def snapshot_model(model: M) -> M:
+    """:func:`snapshot_addresses` for a pydantic model: the per-message fan-out path.
+
+    Only fields whose annotation can hold an address are looked at; an address
+    found directly in a field is swapped for its (cached) snapshot without the
+    generic walk. Telemetry whose only address is its sender (the common case)
+    takes a shortcut.
+    """
+    cls = type(model)
+    names = _field_plans.get(cls)
+    if names is None:
+        _kind(cls)
+        names = _address_fields(cls)
+    values = model.__dict__
+    changes: dict[str, Any] | None = None
+    if names == _SENDER_RECIPIENT and values.get("recipient") is None:
+        sender = values.get("sender")
+        if sender is None:
+            return model
+        if _kinds.get(type(sender)) == _ADDRESS:
+            snapshot = sender._snapshot()
+            if snapshot is sender:
+                return model
+            changes = {"sender": snapshot}
+    if changes is None:
+        for name in names:
+            item = values.get(name)
+            if item is None:
+                continue
+            kind = _kinds.get(type(item))
+            if kind is None:
+                kind = _kind(type(item))
+            if kind == _SKIP:
+                continue
+            new = item._snapshot() if kind == _ADDRESS else _map(item, _to_snapshot)
+            if new is not item:
+                if changes is None:
+                    changes = {name: new}
+                else:
+                    changes[name] = new
+        if changes is None:
+            return model
+    merged = values.copy()
+    merged.update(changes)
+    copy = new_instance(cls)
+    set_dict(copy, merged)
+    set_fields_set(copy, set(model.__pydantic_fields_set__))
+    set_extra(copy, model.__pydantic_extra__)
+    private = model.__pydantic_private__
+    set_private(copy, None if private is None else dict(private))
+    return copy
 
 
 def hydrate_addresses(model: T, resolver: Callable[[ActorAddress], ActorAddress]) -> T:
