@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 from uuid import uuid4
+
+import pytest
 
 from akgentic.core import ActorSystem, BaseConfig, BaseState, Orchestrator
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
@@ -19,6 +23,7 @@ from akgentic.core.messages import (
 from akgentic.core.messages.message import fast_construct, turn_telemetry_factory
 from akgentic.core.messages.orchestrator import HandledMessage, TelemetryBatch
 from akgentic.core.utils.addresses import snapshot_addresses, snapshot_model
+from akgentic.core.utils.fastmodel import SharedFieldsSet
 
 
 class Counter(Akgent[BaseConfig, BaseState]):
@@ -75,6 +80,42 @@ def test_turn_factory_builds_what_fast_construct_builds(system: ActorSystem) -> 
         assert fast.id != generic.id and fast.id.version == 4
         assert fast.timestamp is not None and fast.timestamp.tzinfo is not None
         assert cls.model_validate(fast.model_dump()).id == fast.id
+
+
+def test_turn_telemetry_shares_one_read_only_fields_set_copied_on_write(
+    system: ActorSystem,
+) -> None:
+    sender = _live_address(system)
+    build = turn_telemetry_factory(ReceivedMessage)
+    a = build(uuid4(), sender, uuid4(), None)
+    b = build(uuid4(), sender, uuid4(), None)
+    expected = {"message_id", "sender", "team_id", "parent_id"}
+    assert a.model_fields_set == expected and repr(a.model_fields_set) == repr(set(expected))
+    assert a.model_fields_set is b.model_fields_set  # one shared set
+    with pytest.raises(TypeError):
+        a.model_fields_set.add("recipient")
+    # Assigning a field gives that instance its own set; the others are untouched.
+    a.recipient = sender
+    assert a.model_fields_set == expected | {"recipient"}
+    assert type(a.model_fields_set) is set
+    assert b.model_fields_set == expected
+    # Copies get ordinary mutable sets.
+    copied = b.model_copy(update={"display_type": "ai"})
+    assert copied.model_fields_set == expected | {"display_type"}
+    assert b.model_fields_set == expected
+    assert type(copy.copy(b).model_fields_set) is set
+    assert type(copy.deepcopy(build(uuid4(), None, None, None)).model_fields_set) is set
+    # A snapshot reuses the shared set; assigning on it copies too.
+    snapshot = snapshot_model(b)
+    assert snapshot.model_fields_set is b.model_fields_set
+    snapshot.team_id = None
+    assert b.model_fields_set == expected and snapshot.model_fields_set == expected
+    # Unpickled siblings stay copy-on-write.
+    pair = [build(uuid4(), None, None, None), build(uuid4(), None, None, None)]
+    c, d = pickle.loads(pickle.dumps(pair))
+    c.team_id = uuid4()
+    assert isinstance(d.model_fields_set, SharedFieldsSet) and d.model_fields_set == expected
+    assert c.model_fields_set == expected
 
 
 def test_a_telemetry_batch_is_its_own_envelope_and_never_peeked_as_mail() -> None:

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
 from akgentic.core.utils.fastmodel import (
+    copy_fields_set,
     new_instance,
     set_dict,
     set_extra,
@@ -105,7 +106,7 @@ def _copy_model(model: BaseModel, changes: dict[str, Any]) -> BaseModel:
     cls = type(model)
     copy = new_instance(cls)
     set_dict(copy, {**model.__dict__, **changes})
-    set_fields_set(copy, set(model.__pydantic_fields_set__))
+    set_fields_set(copy, copy_fields_set(model.__pydantic_fields_set__))
     set_extra(copy, model.__pydantic_extra__)
     private = model.__pydantic_private__
     set_private(copy, None if private is None else dict(private))
@@ -184,7 +185,7 @@ def snapshot_model(model: M) -> M:
         _kind(cls)
         names = _address_fields(cls)
     values = model.__dict__
-    changes: dict[str, Any] | None = None
+    merged: dict[str, Any] | None = None
     if names == _SENDER_RECIPIENT and values.get("recipient") is None:
         sender = values.get("sender")
         if sender is None:
@@ -193,8 +194,10 @@ def snapshot_model(model: M) -> M:
             snapshot = sender._snapshot()
             if snapshot is sender:
                 return model
-            changes = {"sender": snapshot}
-    if changes is None:
+            merged = values.copy()
+            merged["sender"] = snapshot
+    if merged is None:
+        changes: dict[str, Any] | None = None
         for name in names:
             item = values.get(name)
             if item is None:
@@ -212,11 +215,11 @@ def snapshot_model(model: M) -> M:
                     changes[name] = new
         if changes is None:
             return model
-    merged = values.copy()
-    merged.update(changes)
+        merged = values.copy()
+        merged.update(changes)
     copy = new_instance(cls)
     set_dict(copy, merged)
-    set_fields_set(copy, set(model.__pydantic_fields_set__))
+    set_fields_set(copy, copy_fields_set(model.__pydantic_fields_set__))
     set_extra(copy, model.__pydantic_extra__)
     private = model.__pydantic_private__
     set_private(copy, None if private is None else dict(private))
