@@ -43,6 +43,9 @@ __all__ = ["MailboxCapability", "RecipientCheckCapability", "arrival_notice"]
 
 logger = logging.getLogger(__name__)
 
+_RUNS_REMEMBERED = 8
+"""Runs whose announcements a MailboxCapability keeps (one agent runs one at a time)."""
+
 
 def arrival_notice(messages: list[MailboxMessage], closing: str = ARRIVAL_CLOSING) -> str:
     """The note telling the model which messages arrived while it worked."""
@@ -70,7 +73,7 @@ class MailboxCapability(AbstractCapability[Any]):
     announce: bool
     absorbed_prefix: str
     arrival_closing: str
-    _announced: set[Any] = field(default_factory=set)
+    _announced: dict[Any, set[Any]] = field(default_factory=dict)
 
     def __init__(
         self,
@@ -82,31 +85,36 @@ class MailboxCapability(AbstractCapability[Any]):
         self.announce = announce
         self.absorbed_prefix = absorbed_prefix
         self.arrival_closing = arrival_closing
-        self._announced = set()
+        self._announced = {}
 
-    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
-        # Announcements are per run: a fresh copy keeps each run's memory separate.
-        return MailboxCapability(
-            self.announce,
-            absorbed_prefix=self.absorbed_prefix,
-            arrival_closing=self.arrival_closing,
-        )
+    # Announcements are per run. They are kept by run id instead of in a fresh copy
+    # per run (``for_run``): a capability that changes for a run makes pydantic-ai
+    # rebuild the agent's whole capability stack for that run, which costs more than
+    # everything this capability does.
+    def _announced_in(self, ctx: RunContext[Any]) -> set[Any]:
+        seen = self._announced.get(ctx.run_id)
+        if seen is None:
+            while len(self._announced) >= _RUNS_REMEMBERED:  # runs that have ended
+                del self._announced[next(iter(self._announced))]
+            seen = self._announced[ctx.run_id] = set()
+        return seen
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         agent = cast("BaseAgent", ctx.deps)
         queued = agent.get_mailbox()
+        if not queued:
+            return request_context
         cancels = [m for m in queued if _is_cancel(m)]
         if cancels:
             agent.consume_mailbox([m.id for m in cancels])
             raise RunInterruptedError(f"{agent.config.name}: run cancelled")
         if self.announce:
-            fresh = [
-                m for m in queued if isinstance(m, MailboxMessage) and m.id not in self._announced
-            ]
+            announced = self._announced_in(ctx)
+            fresh = [m for m in queued if isinstance(m, MailboxMessage) and m.id not in announced]
             if fresh:
-                self._announced.update(m.id for m in fresh)
+                announced.update(m.id for m in fresh)
                 ctx.enqueue(arrival_notice(fresh, self.arrival_closing))
         return request_context
 

@@ -24,12 +24,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
+import dataclasses
+import functools
+import inspect
 import logging
+import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeAlias, TypeVar
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, Tool
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import (
     BinaryContent,
@@ -72,6 +77,96 @@ DepsT = TypeVar("DepsT")
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ABORTED = "Error: tool call aborted due to failure: {reason}"
+
+
+_SCHEMAS_LIMIT = 4096
+_schema_lock = threading.Lock()
+_schemas: dict[Hashable, Any] = {}
+
+
+def _schema_key(func: Callable[..., Any]) -> Hashable | None:
+    """What pydantic-ai's tool schema of ``func`` depends on, or None when it cannot be told.
+
+    Agents of one class build their tools from the same code (closures over different
+    cards), so the schema — signature, type hints, docstring, name — repeats across them.
+    """
+    inner = inspect.unwrap(func)
+    code = getattr(inner, "__code__", None)
+    if code is None:
+        return None
+    raw = getattr(inner, "__func__", inner)
+    key = (
+        code,
+        type(func),
+        inspect.ismethod(inner),
+        inspect.iscoroutinefunction(func),
+        getattr(func, "__name__", None),
+        getattr(func, "__qualname__", None),
+        getattr(func, "__module__", None),
+        func.__doc__,
+        inner.__doc__,
+        getattr(raw, "__defaults__", None),
+        tuple(sorted((getattr(raw, "__kwdefaults__", None) or {}).items())),
+        tuple((getattr(func, "__annotations__", None) or {}).items()),
+        tuple((getattr(raw, "__annotations__", None) or {}).items()),
+    )
+    try:
+        hash(key)
+    except TypeError:  # an unhashable default or annotation: build the schema every time
+        return None
+    return key
+
+
+def _as_tool(func: Any) -> Any:
+    """``func`` as a pydantic-ai ``Tool`` whose schema is built once per distinct function.
+
+    Equivalent to what ``Agent(tools=[func])`` builds (same defaults); only the
+    function-schema work (signature, type hints, docstring parsing, validator and JSON
+    schema generation) is shared between agents. ``Tool`` objects and other callables
+    pass through unchanged.
+    """
+    if isinstance(func, Tool) or not (inspect.isfunction(func) or inspect.ismethod(func)):
+        return func
+    key = _schema_key(func)
+    if key is None:
+        return func
+    with _schema_lock:
+        cached = _schemas.get(key)
+    if cached is None:
+        cached = Tool(func).function_schema
+        with _schema_lock:
+            if len(_schemas) >= _SCHEMAS_LIMIT:  # e.g. defaults that differ per agent
+                _schemas.clear()
+            _schemas[key] = cached
+    schema = dataclasses.replace(
+        cached,
+        function=func,
+        json_schema=copy.deepcopy(cached.json_schema),
+        return_schema=copy.deepcopy(cached.return_schema),
+    )
+    return Tool(func, function_schema=schema)
+
+
+def _on_loop(func: F) -> F:
+    """An async twin of a plain function (same name, qualname and signature).
+
+    pydantic-ai hands every synchronous callback to a worker thread; a run driven by
+    ``run_until_complete`` starts a fresh thread for that each time. System prompts are
+    cheap and pure, so they are better called right on the run's own loop.
+    """
+    if not (inspect.isfunction(func) or inspect.ismethod(func)) or inspect.iscoroutinefunction(
+        func
+    ):
+        return func
+
+    @functools.wraps(func)
+    async def on_loop(*args: Any) -> Any:
+        result = func(*args)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    return on_loop  # type: ignore[return-value]
 
 
 class _RunRecorder:
@@ -127,11 +222,14 @@ class ReactAgent(Generic[DepsT]):
         self._last_failure = "the run ended before the tool returned"
         self._summary_follows_active = self._config.compaction_cfg.summary_model_cfg is None
         self._compaction = self._build_compaction(self._model)
+        # The output type the pydantic-ai agent is built with; a run asking for the same
+        # one passes none, so pydantic-ai reuses its output schema instead of rebuilding it.
+        self._built_native_output = self._active_cfg.supports_native_output
         self._agent: Agent[Any, Any] = Agent(
             self._model,
             output_type=get_output_type(self._active_cfg, result_type),
             deps_type=deps_type or type(None),
-            tools=tools,
+            tools=[_as_tool(t) for t in tools],
             toolsets=toolsets,
             retries=self._config.runtime_cfg.retries,
             end_strategy=self._config.runtime_cfg.end_strategy,
@@ -188,7 +286,7 @@ class ReactAgent(Generic[DepsT]):
         pydantic-ai only puts system prompts into an empty history, so they
         reach the model at the start of a conversation and after a clear.
         """
-        self._agent.system_prompt(dynamic=True)(func)
+        self._agent.system_prompt(dynamic=True)(_on_loop(func))
         return func
 
     def tool(self, func: F) -> F:
@@ -292,7 +390,7 @@ class ReactAgent(Generic[DepsT]):
                 message_history=self._context.messages,
                 usage_limits=to_pydantic_limits(limits),
                 model=self._model,
-                output_type=get_output_type(self._active_cfg, output_type or self._result_type),
+                output_type=self._run_output_type(output_type),
             ) as run:
                 async for _node in run:
                     recorder.flush(run.new_messages())
@@ -307,6 +405,16 @@ class ReactAgent(Generic[DepsT]):
                 self._budget.add(usage.input_tokens or 0, usage.output_tokens or 0)
                 self._context.record_system_prompt(run.run_id, run.all_messages())
         return result.output if result is not None else None
+
+    def _run_output_type(self, output_type: Any) -> Any:
+        """The ``output_type`` to pass to a run: None when the agent's own one applies."""
+        wanted = output_type or self._result_type
+        if (
+            wanted is self._result_type
+            and self._active_cfg.supports_native_output == self._built_native_output
+        ):
+            return None
+        return get_output_type(self._active_cfg, wanted)
 
     def _close_dangling_tool_calls(self, reason: str) -> None:
         """Answer tool calls a failed run left open, so the next prompt is accepted.

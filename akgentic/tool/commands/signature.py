@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Final
 
@@ -28,6 +29,40 @@ _EMPTY: Final = inspect.Parameter.empty
 _ARGS_HEADERS: Final = frozenset({"args:", "arguments:", "parameters:", "params:"})
 _SECTION_HEADER: Final = re.compile(r"^[A-Z][A-Za-z ]*:$")
 _ARG_ENTRY: Final = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+_ANALYSED_LIMIT: Final = 4096
+_analysed: dict[Hashable, CommandSignature] = {}
+_analysed_lock = threading.Lock()
+
+
+def _fingerprint(func: Callable[..., object]) -> Hashable | None:
+    """What the analysis of ``func`` depends on, or None when it cannot be told.
+
+    Every agent of a class registers commands built from the same code (bound methods,
+    closures over its own cards), so their signatures repeat from agent to agent.
+    """
+    inner = inspect.unwrap(func)
+    code = getattr(inner, "__code__", None)
+    if code is None or not (inspect.isfunction(func) or inspect.ismethod(func)):
+        return None
+    raw = getattr(inner, "__func__", inner)
+    key = (
+        code,
+        type(func),
+        inspect.ismethod(inner),
+        getattr(func, "__qualname__", None),
+        func.__doc__,
+        inner.__doc__,
+        getattr(raw, "__defaults__", None),
+        tuple(sorted((getattr(raw, "__kwdefaults__", None) or {}).items())),
+        tuple((getattr(func, "__annotations__", None) or {}).items()),
+        tuple((getattr(raw, "__annotations__", None) or {}).items()),
+    )
+    try:
+        hash(key)
+    except TypeError:  # an unhashable default or annotation: analyse every time
+        return None
+    return key
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -126,8 +161,28 @@ class CommandSignature:
 
     @classmethod
     def from_callable(cls, name: str, func: Callable[..., object], owner: str) -> CommandSignature:
-        """Analyse ``func``; raise ValueError when it cannot serve as a command."""
+        """Analyse ``func``; raise ValueError when it cannot serve as a command.
 
+        The result is immutable and shared: a function with the same code, docstring,
+        defaults and annotations (the same command of another agent) is analysed once.
+        """
+        fingerprint = _fingerprint(func)
+        key = None if fingerprint is None else (cls, name, owner, fingerprint)
+        if key is not None:
+            with _analysed_lock:
+                known = _analysed.get(key)
+            if known is not None:
+                return known
+        analysed = cls._analyse(name, func, owner)
+        if key is not None:
+            with _analysed_lock:
+                if len(_analysed) >= _ANALYSED_LIMIT:  # e.g. defaults that differ per agent
+                    _analysed.clear()
+                _analysed[key] = analysed
+        return analysed
+
+    @classmethod
+    def _analyse(cls, name: str, func: Callable[..., object], owner: str) -> CommandSignature:
         def reject(reason: str) -> ValueError:
             return ValueError(f"Cannot register command '{name}' from {owner}: {reason}")
 

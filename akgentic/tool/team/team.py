@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from akgentic.core.actor_address import ActorAddress  # runtime: read by the command parser
 from akgentic.core.orchestrator import TOOL_ACTOR_PREFIX
@@ -40,6 +40,14 @@ __all__ = ["TeamTool", "generated_member_name"]
 logger = logging.getLogger(__name__)
 
 _rng = random.Random()
+
+_team_observer_classes: set[type] = set()
+"""Observer classes already found to satisfy TeamManagementToolObserver.
+
+A runtime protocol check reads every member of the protocol (properties included), and
+TeamTool asks for its observer several times per turn; the answer is a property of
+the agent's class, so it is worked out once per class.
+"""
 
 
 def generated_member_name(role: str, taken: Callable[[str], bool]) -> str:
@@ -81,10 +89,13 @@ class TeamTool(ToolCard):
 
     def _team_observer(self) -> TeamManagementToolObserver:
         observer = self._observer
+        if type(observer) in _team_observer_classes:
+            return cast(TeamManagementToolObserver, observer)
         if not isinstance(observer, TeamManagementToolObserver):
             raise TypeError(
                 f"TeamTool needs a TeamManagementToolObserver; {type(observer).__name__} is not one"
             )
+        _team_observer_classes.add(type(observer))
         return observer
 
     def _orchestrator(self) -> Any:

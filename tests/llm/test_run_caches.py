@@ -1,0 +1,119 @@
+"""Work ReactAgent does not repeat: tool schemas, prompt thread hand-offs, output schemas."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_ai import Agent, Tool
+from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from akgentic.llm.agent import ReactAgent, _as_tool, _on_loop
+
+
+def make_tool(doc: str) -> Any:
+    def lookup(query: str, limit: int = 3) -> str:
+        return f"{query}:{limit}"
+
+    lookup.__doc__ = doc
+    return lookup
+
+
+DOC = """Look something up.
+
+Args:
+    query: What to look for.
+    limit: How many results.
+"""
+
+
+def test_a_cached_tool_has_the_schema_pydantic_ai_would_build() -> None:
+    first, second = make_tool(DOC), make_tool(DOC)
+    built = Tool(first)
+    cached_first, cached_second = _as_tool(first), _as_tool(second)
+    for cached, func in ((cached_first, first), (cached_second, second)):
+        assert isinstance(cached, Tool)
+        assert cached.function is func
+        assert cached.function_schema.function is func
+        assert cached.name == built.name
+        assert cached.description == built.description
+        assert cached.function_schema.json_schema == built.function_schema.json_schema
+    # One analysis, shared: same validator; the JSON schemas are separate copies.
+    assert cached_first.function_schema.validator is cached_second.function_schema.validator
+    assert cached_first.function_schema.json_schema is not cached_second.function_schema.json_schema
+
+
+def test_a_different_docstring_gets_its_own_schema() -> None:
+    plain = _as_tool(make_tool("Look.\n\nArgs:\n    query: What to look for."))
+    instructed = _as_tool(make_tool("Look.\n\nAdditional Instructions:\nBe careful."))
+    assert plain.description == Tool(make_tool("Look.\n\nArgs:\n    query: What.")).description
+    assert instructed.description == "Look.\n\nAdditional Instructions:\nBe careful."
+    assert plain.function_schema.json_schema["properties"]["query"]["description"] == (
+        "What to look for."
+    )
+
+
+def test_other_callables_pass_through() -> None:
+    class Callable:
+        def __call__(self, x: int) -> int:
+            return x
+
+    obj = Callable()
+    tool = Tool(make_tool(DOC))
+    assert _as_tool(obj) is obj
+    assert _as_tool(tool) is tool
+
+
+def test_a_plain_prompt_runs_on_the_loop_under_its_own_name() -> None:
+    def backstory() -> str:
+        return "story"
+
+    wrapped = _on_loop(backstory)
+    assert inspect.iscoroutinefunction(wrapped)
+    assert wrapped.__qualname__ == backstory.__qualname__
+    assert wrapped.__name__ == backstory.__name__
+    assert inspect.signature(wrapped) == inspect.signature(backstory)
+
+
+def test_system_prompts_keep_their_dynamic_ref_and_run_on_the_callers_thread() -> None:
+    threads: list[threading.Thread] = []
+
+    def backstory() -> str:
+        threads.append(threading.current_thread())
+        return "You are terse."
+
+    seen: list[list[ModelMessage]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        return ModelResponse(parts=[TextPart("ok")])
+
+    react: ReactAgent[None]
+    with ReactAgent(model=FunctionModel(answer)) as react:
+        react.system_prompt(backstory)
+        assert react.run_sync("hi") == "ok"
+    parts = [p for p in seen[0][0].parts if isinstance(p, SystemPromptPart)]
+    assert [(p.content, p.dynamic_ref) for p in parts] == [
+        ("You are terse.", backstory.__qualname__)
+    ]
+    assert threads == [threading.current_thread()]
+
+
+class Answer(BaseModel):
+    text: str
+
+
+def test_a_run_with_the_agents_own_output_type_reuses_its_schema() -> None:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart('{"text": "fine"}')])
+
+    react: ReactAgent[None]
+    with ReactAgent(model=FunctionModel(answer), result_type=Answer) as react:
+        assert react._run_output_type(None) is None
+        assert react._run_output_type(Answer) is None
+        assert react._run_output_type(str) is str
+        assert react.run_sync("hi", output_type=Answer) == Answer(text="fine")
+        assert isinstance(react.pydantic_agent, Agent)
