@@ -42,7 +42,7 @@ from akgentic.core.messages.orchestrator import EventMessage, StartMessage, Stop
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.core.utils.addresses import map_addresses
-from akgentic.core.utils.serializer import class_path, import_class
+from akgentic.core.utils.serializer import class_path, import_class, shared_addresses
 from akgentic.team.factory import hireable_catalog, stop_orchestrator
 from akgentic.team.models import AgentStateSnapshot, Process
 from akgentic.team.runtime import TeamRuntime
@@ -105,7 +105,8 @@ class TeamRestorer:
     ) -> TeamRuntime:
         team_id = process.team_id
         # Phase 1: load.
-        events = [stored.event for stored in self.event_store.load_events(team_id)]
+        with shared_addresses():  # one proxy per distinct address, whatever the store
+            events = [stored.event for stored in self.event_store.load_events(team_id)]
         if not events:
             raise ValueError(f"cannot restore team {team_id}: its event log is empty")
         states = self.event_store.load_agent_states(team_id)

@@ -17,7 +17,9 @@ import inspect
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any, Protocol, Self, runtime_checkable
 from uuid import UUID
@@ -44,6 +46,7 @@ __all__ = [
     "serialize",
     "serialize_base_model",
     "serialize_type",
+    "shared_addresses",
 ]
 
 logger = logging.getLogger(__name__)
@@ -54,6 +57,8 @@ BYTES_KEY = "__bytes__"
 ADDRESS_KEY = "__actor_address__"
 
 _ATOMIC: frozenset[type] = frozenset({str, int, float, bool, type(None)})
+#: What deserialize_object returns unchanged (str only without canonical_uuid).
+_PASS_THROUGH: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 _UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -214,18 +219,64 @@ def serialize_base_model(model: BaseModel) -> dict[str, Any]:
 _adapters: dict[type, Any] = {}
 
 
+#: Active while :func:`shared_addresses` is: serialized address (as a tuple of
+#: its items) -> the proxy already built for it.
+_address_cache: ContextVar[dict[tuple[tuple[str, Any], ...], ActorAddressProxy] | None] = (
+    ContextVar("akgentic_address_cache", default=None)
+)
+#: The kwargs dict :func:`_construct` hands to ``model_validate``: its values are
+#: already deserialized, so the model's before-validator need not walk them again.
+_preloaded: ContextVar[dict[str, Any] | None] = ContextVar("akgentic_preloaded", default=None)
+
+
+@contextmanager
+def shared_addresses() -> Iterator[None]:
+    """Share one :class:`ActorAddressProxy` per distinct serialized address.
+
+    Within the block (in the current thread or task), loading equal address
+    dicts without a :class:`DeserializeContext` yields the same proxy object
+    instead of a new one with freshly parsed UUIDs each time. Proxies are
+    read-only snapshots, so sharing them is invisible; the cache lives as long
+    as the outermost block (meant for decoding one log or one batch).
+    """
+    if _address_cache.get() is not None:
+        yield
+        return
+    token = _address_cache.set({})
+    try:
+        yield
+    finally:
+        _address_cache.reset(token)
+
+
 def _resolve_address(data: dict[str, Any], context: Any) -> ActorAddress:
-    resolver = getattr(context, "resolve_address", None) if context is not None else None
-    if resolver is not None:
-        return resolver(data)  # type: ignore[no-any-return]
-    return ActorAddressProxy(data)
+    if context is not None:
+        resolver = getattr(context, "resolve_address", None)
+        if resolver is not None:
+            return resolver(data)  # type: ignore[no-any-return]
+    cache = _address_cache.get()
+    if cache is None:
+        return ActorAddressProxy(data)
+    try:
+        key = tuple(data.items())
+        found = cache.get(key)
+    except TypeError:  # an unhashable value: not worth sharing
+        return ActorAddressProxy(data)
+    if found is None:
+        found = cache[key] = ActorAddressProxy(data)
+    return found
 
 
 def _construct(cls: Any, kwargs: dict[str, Any], context: Any, path: str) -> Any:
     try:
         if isinstance(cls, type) and issubclass(cls, SerializableBaseModel):
             # Keep the marker: it tells the model this is a stored payload.
-            return cls.model_validate({**kwargs, MODEL_KEY: class_path(cls)}, context=context)
+            payload = {**kwargs, MODEL_KEY: class_path(cls)}
+            token = _preloaded.set(payload)
+            try:
+                return cls.model_validate(payload, context=context)
+            finally:
+                _preloaded.reset(token)
         if isinstance(cls, type) and issubclass(cls, BaseModel):
             return cls.model_validate(kwargs, context=context)
         factory: Any = cls
@@ -271,7 +322,9 @@ def deserialize_object(obj: Any, context: Any = None, canonical_uuid: bool = Fal
         if marker is not None:
             cls = import_class(marker)
             kwargs = {
-                k: deserialize_object(v, context, canonical_uuid)
+                k: v
+                if type(v) in _PASS_THROUGH and not (canonical_uuid and type(v) is str)
+                else deserialize_object(v, context, canonical_uuid)
                 for k, v in obj.items()
                 if k != MODEL_KEY
             }
@@ -331,6 +384,7 @@ class SerializableBaseModel(BaseModel):
         if type(data) is not dict:
             return data
         context = info.context
+        preloaded = data is _preloaded.get()
         marker = data.get(MODEL_KEY)
         if marker is not None:
             # Any marker means a stored payload (ours, possibly under an old
@@ -338,6 +392,9 @@ class SerializableBaseModel(BaseModel):
             data = {k: v for k, v in data.items() if k != MODEL_KEY}
             if cls.model_config.get("extra") == "forbid":
                 data = _drop_unknown(cls, data)
+        if preloaded:
+            # Built by _construct from values deserialize_object already loaded.
+            return data
         changed: dict[str, Any] | None = None
         for key, value in data.items():
             if type(value) in _CONTAINERS:

@@ -11,6 +11,8 @@ import json
 from typing import Any
 from uuid import UUID
 
+from pydantic_core import from_json
+
 from akgentic.team.errors import EventLogUnreadableError, TeamRecordUnreadableError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process
 
@@ -22,6 +24,7 @@ __all__ = [
     "encode_event",
     "encode_process",
     "encode_state",
+    "loads",
     "plain",
 ]
 
@@ -29,6 +32,19 @@ __all__ = [
 def dumps(data: Any) -> str:
     """Compact JSON, one line (newlines inside strings are escaped)."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON text like :func:`json.loads`, about twice as fast.
+
+    ``pydantic_core``'s parser gives the same values for what :func:`dumps`
+    writes; anything it rejects (invalid JSON, an escaped lone surrogate) goes
+    through :func:`json.loads`, which decides and words the error as before.
+    """
+    try:
+        return from_json(text)
+    except ValueError:
+        return json.loads(text)
 
 
 def plain(data: Any) -> Any:
@@ -45,7 +61,7 @@ def encode_event(event: PersistedEvent) -> str:
 def decode_event(data: str | dict[str, Any], team_id: UUID, sequence: int) -> PersistedEvent:
     """Rebuild an event; an undecodable one raises ``EventLogUnreadableError``."""
     try:
-        raw = json.loads(data) if isinstance(data, str) else data
+        raw = loads(data) if isinstance(data, str) else data
         return PersistedEvent.model_validate(raw)
     except Exception as exc:
         raise EventLogUnreadableError(
@@ -61,7 +77,7 @@ def encode_state(snapshot: AgentStateSnapshot) -> str:
 def decode_state(data: str | dict[str, Any], team_id: UUID, agent_id: str) -> AgentStateSnapshot:
     """Rebuild a snapshot; an undecodable one raises ``EventLogUnreadableError``."""
     try:
-        raw = json.loads(data) if isinstance(data, str) else data
+        raw = loads(data) if isinstance(data, str) else data
         return AgentStateSnapshot.model_validate(raw)
     except Exception as exc:
         raise EventLogUnreadableError(
@@ -77,7 +93,7 @@ def encode_process(process: Process) -> str:
 def decode_process(data: str | dict[str, Any], team_id: str) -> Process:
     """Rebuild a team record; an undecodable one raises ``TeamRecordUnreadableError``."""
     try:
-        raw = json.loads(data) if isinstance(data, str) else data
+        raw = loads(data) if isinstance(data, str) else data
         return Process.model_validate(raw)
     except Exception as exc:
         raise TeamRecordUnreadableError(

@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import Self
 from uuid import UUID
 
+from akgentic.core.utils.serializer import shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
@@ -252,7 +253,8 @@ class SqliteEventStore:
                 )
                 .fetchall()
             )
-        return [decode_event(payload, team_id, sequence) for sequence, payload in rows]
+        with shared_addresses():
+            return [decode_event(payload, team_id, sequence) for sequence, payload in rows]
 
     def get_max_sequence(self, team_id: UUID) -> int:
         """Highest stored sequence of the team, 0 when it has no event."""

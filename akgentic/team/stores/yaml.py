@@ -37,6 +37,7 @@ from uuid import UUID
 
 import yaml
 
+from akgentic.core.utils.serializer import shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
     EventLogUnreadableError,
@@ -51,6 +52,7 @@ from akgentic.team.stores.codec import (
     decode_process,
     decode_state,
     dumps,
+    loads,
     plain,
 )
 from akgentic.team.urls import parse_file_url
@@ -287,7 +289,7 @@ class YamlEventStore:
         records: dict[int, dict[str, Any]] = {}
         for number, line in enumerate(lines, start=1):
             try:
-                raw = json.loads(line[len(_RECORD_PREFIX) :])
+                raw = loads(line[len(_RECORD_PREFIX) :])
                 sequence = int(raw["sequence"])
             except (ValueError, KeyError, TypeError) as exc:
                 if number == len(lines):
@@ -297,7 +299,8 @@ class YamlEventStore:
                     f"events log of team {team_id}, record {number}, is corrupt: {exc}"
                 ) from exc
             records.setdefault(sequence, raw)
-        return [decode_event(records[seq], team_id, seq) for seq in sorted(records)]
+        with shared_addresses():
+            return [decode_event(records[seq], team_id, seq) for seq in sorted(records)]
 
     def get_max_sequence(self, team_id: UUID) -> int:
         """Highest stored sequence of the team, 0 when it has no event."""
