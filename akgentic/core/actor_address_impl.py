@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -16,6 +17,7 @@ from akgentic.core.actor_address import (
     ActorAddressDict,
     ActorAddressProxy,
 )
+from akgentic.core.mailbox import Inbox
 
 if TYPE_CHECKING:
     from akgentic.core.messages.message import Message
@@ -41,11 +43,18 @@ class ActorAddressImpl(ActorAddress):
         "_is_user_proxy",
         "_actor_type",
         "_proxy",
+        "_append",
+        "_wake",
     )
 
     def __init__(self, actor_ref: pykka.ActorRef[Any]) -> None:
         self._actor_ref = actor_ref
         self._proxy: ActorAddressProxy | None = None
+        # An akgentic Inbox is fed directly (its ``put`` without the call).
+        inbox: Any = actor_ref.actor_inbox
+        direct = type(inbox) is Inbox
+        self._append: Callable[[Any], None] | None = inbox._items.append if direct else None
+        self._wake: Callable[[None], None] | None = inbox._tokens.put if direct else None
         actor = actor_ref._actor_weakref() if actor_ref.is_alive() else None
         if actor is None:
             self._agent_id: UUID = _NIL
@@ -111,7 +120,12 @@ class ActorAddressImpl(ActorAddress):
         ref = self._actor_ref
         if ref.actor_stopped.is_set() or ref._actor_weakref() is None:
             raise pykka.ActorDeadError(f"{self!r} is not running")
-        ref.actor_inbox.put(Envelope(message))
+        append = self._append
+        if append is not None and self._wake is not None:
+            append(Envelope(message))
+            self._wake(None)
+        else:
+            ref.actor_inbox.put(Envelope(message))
 
     def ask(self, message: Any, timeout: float | None = None) -> Any:
         return self._check_alive().ask(message, timeout=timeout)

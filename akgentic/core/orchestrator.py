@@ -33,7 +33,12 @@ from akgentic.core.messages.orchestrator import (
 )
 from akgentic.core.messages.types import TeamStoppingEvent
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.core.utils.addresses import snapshot_addresses, snapshot_model
+from akgentic.core.utils.addresses import (
+    sender_snapshot,
+    snapshot_addresses,
+    snapshot_model,
+    snapshot_sender_only,
+)
 
 __all__ = ["STOP_TIMEOUT", "TOOL_ACTOR_PREFIX", "Orchestrator"]
 
@@ -84,6 +89,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self._finalized = False
         self._direct: dict[type, Callable[[Any], None]] = self._direct_handlers()
         self._foreign_sender: object = _NOBODY
+        self._foreign_snapshot: Any = None
 
     def on_start(self) -> None:
         """Become the orchestrator of everything created from here, record own start."""
@@ -226,10 +232,11 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
             if self._is_self(sender):
                 return
             self._foreign_sender = sender
+            self._foreign_snapshot = sender_snapshot(sender)
         self.messages.append(message)
         subscribers = self._subscribers_view
         if subscribers:
-            snapshot = snapshot_model(message)
+            snapshot = snapshot_sender_only(message, self._foreign_snapshot)
             for subscriber in subscribers:
                 try:
                     subscriber.on_message(snapshot)

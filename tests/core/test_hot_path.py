@@ -207,3 +207,34 @@ def test_turn_telemetry_claiming_the_orchestrator_as_sender_is_never_recorded(
     wait_until(lambda: len(team.orchestrator.get_messages(message_type=ReceivedMessage)) == 4)
     recorded = team.orchestrator.get_messages(message_type=ReceivedMessage)
     assert all(m.sender is foreign for m in recorded)
+
+
+def test_sender_only_snapshot_matches_snapshot_model(system: ActorSystem) -> None:
+    from akgentic.core.utils.addresses import sender_snapshot, snapshot_sender_only
+
+    sender = _live_address(system)
+    team_id, message_id = uuid4(), uuid4()
+    received = turn_telemetry_factory(ReceivedMessage)(message_id, sender, team_id, None)
+    snapshot_model(received)  # learns the class's address fields
+    fast = snapshot_sender_only(received, sender_snapshot(sender))
+    generic = snapshot_model(received)
+    assert fast is not received and fast.__dict__ == generic.__dict__
+    assert isinstance(fast.sender, ActorAddressProxy) and received.sender is sender
+    assert fast.model_fields_set == generic.model_fields_set
+    proxy_sent = turn_telemetry_factory(ReceivedMessage)(message_id, sender._snapshot(), None, None)
+    assert snapshot_sender_only(proxy_sent, sender_snapshot(proxy_sent.sender)) is proxy_sent
+    nobody = turn_telemetry_factory(ReceivedMessage)(message_id, None, None, None)
+    assert snapshot_sender_only(nobody, sender_snapshot(None)) is nobody
+    with_recipient = UserMessage(content="x", sender=sender, recipient=sender)
+    copy_ = snapshot_sender_only(with_recipient, sender_snapshot(sender))
+    assert isinstance(copy_.recipient, ActorAddressProxy)  # generic path
+
+
+def test_live_address_feeds_inbox_directly(system: ActorSystem) -> None:
+    address = _live_address(system)
+    assert isinstance(address, ActorAddressImpl)
+    assert isinstance(address.actor_ref.actor_inbox, Inbox)
+    assert address._append is not None and address._wake is not None
+    for _ in range(5):
+        address.tell(UserMessage(content="hi"))
+    assert system.ask(address, UserMessage(content="last")) == 6

@@ -27,7 +27,14 @@ from akgentic.core.utils.fastmodel import (
     set_private,
 )
 
-__all__ = ["hydrate_addresses", "map_addresses", "snapshot_addresses", "snapshot_model"]
+__all__ = [
+    "hydrate_addresses",
+    "map_addresses",
+    "sender_snapshot",
+    "snapshot_addresses",
+    "snapshot_model",
+    "snapshot_sender_only",
+]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -217,6 +224,39 @@ def snapshot_model(model: M) -> M:
             return model
         merged = values.copy()
         merged.update(changes)
+    copy = new_instance(cls)
+    set_dict(copy, merged)
+    set_fields_set(copy, copy_fields_set(model.__pydantic_fields_set__))
+    set_extra(copy, model.__pydantic_extra__)
+    private = model.__pydantic_private__
+    set_private(copy, None if private is None else dict(private))
+    return copy
+
+
+def sender_snapshot(sender: Any) -> Any:
+    """What :func:`snapshot_model` puts in place of ``sender``: for :func:`snapshot_sender_only`."""
+    kind = _kind(type(sender))
+    if kind == _ADDRESS:
+        return sender._snapshot()
+    return sender if kind == _SKIP else _map(sender, _to_snapshot)
+
+
+def snapshot_sender_only(model: M, snapshot: Any) -> M:
+    """:func:`snapshot_model` for a model whose sender is known to snapshot to ``snapshot``.
+
+    ``snapshot`` must be ``sender_snapshot(model.sender)``. The shortcut of
+    per-turn telemetry (no recipient, no address-holding field besides
+    ``sender``): the same result as :func:`snapshot_model`, computed without
+    the generic checks; any other model takes :func:`snapshot_model`.
+    """
+    values = model.__dict__
+    cls = type(model)
+    if _field_plans.get(cls) != _SENDER_RECIPIENT or values.get("recipient") is not None:
+        return snapshot_model(model)
+    if snapshot is values.get("sender"):
+        return model
+    merged = values.copy()
+    merged["sender"] = snapshot
     copy = new_instance(cls)
     set_dict(copy, merged)
     set_fields_set(copy, copy_fields_set(model.__pydantic_fields_set__))
