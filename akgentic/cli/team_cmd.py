@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -55,11 +56,41 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_TIMEOUT", "PATH_ENV_VAR", "team_app"]
 
+
 def _team_id(text: str) -> UUID:
     try:
         return UUID(text)
     except ValueError:
         fail(f"{text!r} is not a team id (a UUID)", 2)
+
+
+def _existing_team(
+    team_id: str, store: str | None, path: list[Path] | None
+) -> tuple[UUID, EventStore]:
+    """Set up imports, parse ``team_id`` and open the (existing) store, in that order."""
+    import_roots(None, path)
+    uid = _team_id(team_id)
+    return uid, open_store(store, must_exist=True)
+
+
+def _with_manager(
+    team_id: str,
+    store: str | None,
+    path: list[Path] | None,
+    action: Callable[[TeamManager, UUID], None],
+) -> UUID:
+    """Run ``action`` on a bare ``TeamManager`` (no teams started); always shut down."""
+    from akgentic.core.actor_system import ActorSystem
+    from akgentic.team.manager import TeamManager
+
+    uid, event_store = _existing_team(team_id, store, path)
+    system = ActorSystem()
+    try:
+        action(TeamManager(system, event_store), uid)
+    finally:
+        system.shutdown(timeout=5)
+        event_store.close()
+    return uid
 
 
 def _session(
@@ -165,10 +196,8 @@ def team_app() -> typer.Typer:
     ) -> None:
         """Resume a stopped team from its log; deliver --send messages; chat or wait; stop."""
         with cli_errors():
-            import_roots(None, path)
-            uid = _team_id(team_id)
+            uid, event_store = _existing_team(team_id, store, path)
             chat = _interactive(interactive)
-            event_store = open_store(store, must_exist=True)
             with _manager(event_store, chat) as manager:
                 runtime = manager.resume_team(uid)
                 _session(manager, runtime, send, chat, timeout)
@@ -181,19 +210,8 @@ def team_app() -> typer.Typer:
         path: PathOption = None,
     ) -> None:
         """Mark a team stopped whose process is gone (after a crash), so it can be resumed."""
-        from akgentic.core.actor_system import ActorSystem
-        from akgentic.team.manager import TeamManager
-
         with cli_errors():
-            import_roots(None, path)
-            uid = _team_id(team_id)
-            event_store = open_store(store, must_exist=True)
-            system = ActorSystem()
-            try:
-                TeamManager(system, event_store).stop_team(uid)
-            finally:
-                system.shutdown(timeout=5)
-                event_store.close()
+            uid = _with_manager(team_id, store, path, lambda m, u: m.stop_team(u))
             typer.echo(f"team {uid} stopped")
 
     @app.command("list")
@@ -259,9 +277,7 @@ def team_app() -> typer.Typer:
         from akgentic.team.errors import TeamNotFoundError
 
         with cli_errors():
-            import_roots(None, path)
-            uid = _team_id(team_id)
-            event_store = open_store(store, must_exist=True)
+            uid, event_store = _existing_team(team_id, store, path)
             try:
                 process = event_store.load_team(uid)
                 if process is None:
@@ -278,19 +294,8 @@ def team_app() -> typer.Typer:
         path: PathOption = None,
     ) -> None:
         """Delete a stopped team: its record, events and agent states."""
-        from akgentic.core.actor_system import ActorSystem
-        from akgentic.team.manager import TeamManager
-
         with cli_errors():
-            import_roots(None, path)
-            uid = _team_id(team_id)
-            event_store = open_store(store, must_exist=True)
-            system = ActorSystem()
-            try:
-                TeamManager(system, event_store).delete_team(uid)
-            finally:
-                system.shutdown(timeout=5)
-                event_store.close()
+            uid = _with_manager(team_id, store, path, lambda m, u: m.delete_team(u))
             typer.echo(f"team {uid} deleted")
 
     return app

@@ -11,71 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from akgentic.tool.core import (
-    CARD_KEY,
-    COMMAND,
-    LLM_CONTEXT,
-    SYSTEM_PROMPT,
-    TOOL_CALL,
-    ActorToolObserver,
-    BaseToolParam,
-    Channels,
-    CommandArg,
-    CommandDescriptor,
-    CommandNotRecognized,
-    CommandRegistry,
-    CommandsAnnouncedEvent,
-    ContextProvider,
-    ContextState,
-    ContextUpdater,
-    RestOfLine,
-    RetriableError,
-    RoleNotHireableError,
-    ToolCard,
-    ToolFactory,
-    ToolObserver,
-    ToolObserverGone,
-    ToolState,
-    ToolStateCarrier,
-    ToolStateEvent,
-    ToolStateSequence,
-    normalize_system_prompt_to_llm_context,
-    resolve_param,
-)
+from akgentic.tool import core as _core
+from akgentic.tool.core import *  # noqa: F403  (the card-author surface, re-exported whole)
 from akgentic.tool.lazy import CardNotInstalledError, resolve_card_attribute
 
-__all__ = [
-    "CARD_KEY",
-    "COMMAND",
-    "LLM_CONTEXT",
-    "SYSTEM_PROMPT",
-    "TOOL_CALL",
-    "ActorToolObserver",
-    "BaseToolParam",
-    "CardNotInstalledError",
-    "Channels",
-    "CommandArg",
-    "CommandDescriptor",
-    "CommandNotRecognized",
-    "CommandRegistry",
-    "CommandsAnnouncedEvent",
-    "ContextProvider",
-    "ContextState",
-    "ContextUpdater",
-    "RestOfLine",
-    "RetriableError",
-    "RoleNotHireableError",
-    "ToolCard",
-    "ToolFactory",
-    "ToolObserver",
-    "ToolObserverGone",
-    "ToolState",
-    "ToolStateCarrier",
-    "ToolStateEvent",
-    "ToolStateSequence",
-    "normalize_system_prompt_to_llm_context",
-    "resolve_param",
-]
+__all__ = ["CardNotInstalledError"]
+__all__ += _core.__all__
 
 
 def __getattr__(name: str) -> Any:

@@ -24,8 +24,6 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 from uuid import UUID
 
 from akgentic.core.utils.serializer import shared_addresses
@@ -33,7 +31,6 @@ from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
-    TeamRecordUnreadableError,
 )
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
@@ -45,6 +42,7 @@ from akgentic.team.stores.codec import (
     encode_process,
     encode_state,
 )
+from akgentic.team.stores.common import ClosingStore, matching_teams
 from akgentic.team.urls import parse_file_url
 
 __all__ = ["SqliteEventStore"]
@@ -101,7 +99,7 @@ def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
     )
 
 
-class SqliteEventStore:
+class SqliteEventStore(ClosingStore):
     """Event store in one SQLite database file (see the module docstring for guarantees).
 
     ``path=None`` (or ``":memory:"``) keeps everything in memory, for tests.
@@ -348,22 +346,7 @@ class SqliteEventStore:
         sql += " ORDER BY t.created_at, t.team_id"
         with self._lock:
             rows = self._connection().execute(sql, params).fetchall()
-        found: list[Process] = []
-        for team_id, payload in rows:
-            try:
-                process = decode_process(payload, team_id)
-            except TeamRecordUnreadableError as exc:
-                logger.warning("list_teams skips an unreadable team record: %s", exc)
-                continue
-            # The payload is authoritative: re-check so the columns can never widen a result.
-            if user_id is not None and process.user_id != user_id:
-                continue
-            if status is not None and process.status != status:
-                continue
-            if not set(entries) <= set(process.metadata_indexes):
-                continue
-            found.append(process)
-        return found
+        return matching_teams(rows, user_id, status, entries, logger)
 
     # -- agent states -----------------------------------------------------
     def save_agent_state(self, snapshot: AgentStateSnapshot) -> None:
@@ -404,17 +387,6 @@ class SqliteEventStore:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         where = ":memory:" if self.path is None else str(self.path)

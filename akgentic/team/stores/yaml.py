@@ -31,8 +31,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 from uuid import UUID
 
 import yaml
@@ -55,6 +54,7 @@ from akgentic.team.stores.codec import (
     loads,
     plain,
 )
+from akgentic.team.stores.common import ClosingStore
 from akgentic.team.urls import parse_file_url
 
 try:  # POSIX advisory locks; without them only one process may write a team at a time.
@@ -115,7 +115,7 @@ class _LogIndex:
     maximum: int = 0
 
 
-class YamlEventStore:
+class YamlEventStore(ClosingStore):
     """Event store made of YAML files under ``root`` (see the module docstring).
 
     ``fsync=False`` skips the fsync calls (faster, not power-cut safe).
@@ -416,17 +416,6 @@ class YamlEventStore:
         """Mark the store closed (it holds no open file between calls)."""
         self._closed = True
         self._logs.clear()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"YamlEventStore({str(self.root)!r})"

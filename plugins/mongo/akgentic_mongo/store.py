@@ -37,8 +37,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import Any, ParamSpec, Self, TypeVar
+from typing import Any, ParamSpec, TypeVar
 from uuid import UUID, uuid4
 
 import pymongo
@@ -58,7 +57,6 @@ from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
-    TeamRecordUnreadableError,
 )
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
@@ -70,6 +68,7 @@ from akgentic.team.stores.codec import (
     encode_process,
     encode_state,
 )
+from akgentic.team.stores.common import ClosingStore, matching_teams
 from akgentic_mongo.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_mongo.url import parse_mongo_url, redact
 
@@ -172,7 +171,7 @@ def _as_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-class MongoEventStore:
+class MongoEventStore(ClosingStore):
     """Event store in one MongoDB database (see the module docstring for guarantees).
 
     Open it with :meth:`from_url`, or build it around an existing client
@@ -401,21 +400,8 @@ class MongoEventStore:
         cursor = self._teams.find(query, {"payload": 1}).sort(
             [("created_at", ASCENDING), ("_id", ASCENDING)]
         )
-        found: list[Process] = []
-        for doc in cursor:
-            try:
-                process = decode_process(doc["payload"], str(doc["_id"]))
-            except TeamRecordUnreadableError as exc:
-                logger.warning("list_teams skips an unreadable team record: %s", exc)
-                continue
-            # The payload is authoritative: re-check so the copies can never widen a result.
-            if user_id is not None and process.user_id != user_id:
-                continue
-            if status is not None and process.status != status:
-                continue
-            if not set(entries) <= set(process.metadata_indexes):
-                continue
-            found.append(process)
+        rows = ((doc["_id"], doc["payload"]) for doc in cursor)
+        found = matching_teams(rows, user_id, status, entries, logger)
         # BSON dates keep milliseconds only: order exactly by the payload's timestamps.
         found.sort(key=lambda p: (_as_utc(p.created_at), str(p.team_id)))
         return found
@@ -458,17 +444,6 @@ class MongoEventStore:
                 return
             self._closed = True
         self._close_client()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"MongoEventStore({self.display!r})"

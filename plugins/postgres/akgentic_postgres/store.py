@@ -28,8 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 from uuid import UUID
 
 import psycopg
@@ -39,7 +38,6 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
-    TeamRecordUnreadableError,
 )
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
@@ -51,6 +49,7 @@ from akgentic.team.stores.codec import (
     encode_process,
     encode_state,
 )
+from akgentic.team.stores.common import ClosingStore, matching_teams
 from akgentic_postgres.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_postgres.schema import SCHEMA_VERSION, Tables, create_schema, installed_version
 from akgentic_postgres.url import PostgresURL, parse_postgres_url
@@ -93,7 +92,7 @@ def _event_type(event: PersistedEvent) -> str:
     return f"{kind.__module__}.{kind.__name__}"
 
 
-class PostgresEventStore:
+class PostgresEventStore(ClosingStore):
     """Event store in a PostgreSQL database (see the module docstring for guarantees).
 
     Open it with :meth:`from_url`; the database must have been initialised
@@ -334,22 +333,7 @@ class PostgresEventStore:
         query += " ORDER BY created_at, team_id"
         with self._connection() as conn:
             rows = conn.execute(self.tables.sql(query), params).fetchall()
-        found: list[Process] = []
-        for team_id, payload in rows:
-            try:
-                process = decode_process(payload, str(team_id))
-            except TeamRecordUnreadableError as exc:
-                logger.warning("list_teams skips an unreadable team record: %s", exc)
-                continue
-            # The payload is authoritative: re-check so the columns can never widen a result.
-            if user_id is not None and process.user_id != user_id:
-                continue
-            if status is not None and process.status != status:
-                continue
-            if not set(entries) <= set(process.metadata_indexes):
-                continue
-            found.append(process)
-        return found
+        return matching_teams(rows, user_id, status, entries, logger)
 
     # -- agent states -----------------------------------------------------
     def save_agent_state(self, snapshot: AgentStateSnapshot) -> None:
@@ -389,17 +373,6 @@ class PostgresEventStore:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"PostgresEventStore({self.target.display!r})"

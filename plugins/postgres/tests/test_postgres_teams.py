@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
@@ -14,9 +12,8 @@ from uuid import UUID
 from akgentic_postgres.store import PostgresEventStore
 
 from akgentic.core import ActorSystem
-from akgentic.core.messages.message import UserMessage
-from akgentic.core.messages.orchestrator import SentMessage
 from akgentic.team import TeamManager, TeamStatus
+from akgentic.testing.durability import check_surviving_log, kill_mid_conversation
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -76,76 +73,18 @@ def test_a_team_created_from_the_cli_is_listed_inspected_resumed_and_deleted_els
         assert pg.load_agent_states(UUID(team_id)) == []
 
 
-CHILD = """
-import sys
-from akgentic.core import ActorSystem
-from akgentic.team import TeamCard, TeamManager, open_event_store
-
-card = TeamCard.model_validate({
-    "entry_point": {"card": {"agent_class": "pg_test_agents.Echo", "description": "e",
-                             "config": {"name": "@Entry", "role": "Entry"}}},
-    "members": [{"card": {"agent_class": "pg_test_agents.Echo", "description": "e",
-                          "config": {"name": "@Echo", "role": "Echo"}}}],
-    "message_types": ["akgentic.core.messages.message.UserMessage"],
-})
-manager = TeamManager(ActorSystem(), open_event_store(sys.argv[1]))
-runtime = manager.create_team(card)
-persistence = manager.get_persistence(runtime.id)
-print("team", runtime.id, flush=True)
-n = 0
-while True:
-    n += 1
-    runtime.send(f"message {n}")
-    if n % 20 == 0:
-        runtime.wait_idle(30)
-        persistence.flush(30)
-        print("durable", persistence.durable_sequence, n, flush=True)
-"""
-
-
 def test_a_team_killed_mid_conversation_resumes_elsewhere_with_every_acknowledged_event(
     initialised_url: str, child_env: dict[str, str]
 ) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, initialised_url],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=child_env,
-    )
-    team_id: UUID | None = None
-    durable = sent = 0
-    try:
-        assert child.stdout is not None
-        for line in child.stdout:
-            words = line.split()
-            if words[0] == "team":
-                team_id = UUID(words[1])
-            elif words[0] == "durable":
-                durable, sent = int(words[1]), int(words[2])
-                if sent >= 100:
-                    break
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=60)
-    assert team_id is not None and sent >= 100, child.stderr.read() if child.stderr else ""
-    assert child.returncode == -signal.SIGKILL
+    killed = kill_mid_conversation(initialised_url, "pg_test_agents.Echo", child_env)
+    team_id = killed.team_id
+    assert killed.returncode == -signal.SIGKILL
 
     system = ActorSystem()
     store = PostgresEventStore.from_url(initialised_url)
     try:
         events = store.load_events(team_id)
-        assert len(events) >= durable
-        assert [e.sequence for e in events] == list(range(1, len(events) + 1))
-        texts = [
-            e.event.message.content
-            for e in events
-            if isinstance(e.event, SentMessage) and isinstance(e.event.message, UserMessage)
-        ]
-        assert texts[:sent] == [f"message {i}" for i in range(1, sent + 1)]
+        check_surviving_log(events, killed)
 
         manager = TeamManager(system, store)
         process = manager.get_team(team_id)
