@@ -37,6 +37,7 @@ from akgentic.cli.session import (
     SendOption,
     StoreOption,
     TimeoutOption,
+    check_models,
     cli_errors,
     import_roots,
     managed_teams,
@@ -137,6 +138,7 @@ def run_command(
         team_card = load_team_card(card)
         given = pairs(metadata, "--metadata")
         value = validate_metadata(team_card, given) if given else None
+        check_models(team_card)
         talk = sys.stdin.isatty() and not send if interactive is None else interactive
         printer = ConversationPrinter(console, rich=True)
         with managed_teams(open_store(store, must_exist=False), printer) as manager:

@@ -29,6 +29,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from akgentic.core.messages.message import Message
+    from akgentic.team.card import TeamCard
     from akgentic.team.manager import TeamManager
     from akgentic.team.runtime import TeamRuntime
     from akgentic.team.store import EventStore
@@ -107,6 +108,31 @@ class CliError(Exception):
 
 def fail(message: str, code: int = 1) -> NoReturn:
     raise CliError(message, code)
+
+
+def check_models(team_card: TeamCard) -> None:
+    """Build every member's model once, before any actor starts.
+
+    A missing API key or provider SDK would otherwise surface as a traceback from
+    the agent's start-up, after the team already exists; here it is one error
+    line naming the member, and nothing is created.
+    """
+    from akgentic.llm.config import ModelConfig
+
+    problems: list[str] = []
+    profiles = {f"profile {card.role}": card for card in team_card.agent_profiles}
+    for name, card in {**team_card.agent_cards, **profiles}.items():
+        model_cfg = getattr(card.config, "model_cfg", None)
+        if not isinstance(model_cfg, ModelConfig):
+            continue
+        from akgentic.llm.providers import create_model
+
+        try:
+            create_model(model_cfg)
+        except (ValueError, ImportError) as exc:
+            problems.append(f"{name} ({model_cfg.provider}:{model_cfg.model}): {exc}")
+    if problems:
+        fail("cannot build the team's models:\n  " + "\n  ".join(problems), code=2)
 
 
 @contextmanager

@@ -37,6 +37,7 @@ from akgentic.cli.session import (
     SendOption,
     StoreOption,
     TimeoutOption,
+    check_models,
     cli_errors,
     err_console,
     fail,
@@ -178,6 +179,7 @@ def team_app() -> typer.Typer:
             team_card = load_team_card(card)
             given = pairs(metadata, "--metadata")
             value = validate_metadata(team_card, given) if given else None
+            check_models(team_card)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
             with _manager(event_store, chat) as manager:

@@ -149,3 +149,18 @@ def test_an_invalid_card_is_refused_with_exit_code_2_and_no_team_is_written(
     assert done.returncode == 2
     assert "invalid team card" in done.stderr
     assert not (tmp_path / "cli.db").exists()
+
+
+def test_a_model_without_credentials_is_refused_before_any_team_is_created(
+    run_module: Run, tmp_path: Path
+) -> None:
+    from akgentic.cli.demo_cmd import DEMO_CARD
+
+    # cli_env removes OPENAI_API_KEY and OPENAI_BASE_URL, so the card's OpenAI model cannot
+    # be built: the run must say so in one error and write nothing.
+    done = run_module(RUN, "run", str(DEMO_CARD), "--send", "hi", "--timeout", "10")
+    assert done.returncode == 2
+    assert "OPENAI_API_KEY is not set" in done.stderr
+    assert "@Manager" in done.stderr and "profile Researcher" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "cli.db").exists()
