@@ -276,14 +276,38 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         """Members this agent may address and the roles it may hire right now."""
         if self.orchestrator is None:
             return TeamDirectory(members=(), hireable_roles=())
+        return TeamDirectory(members=self._member_names(), hireable_roles=self._role_names())
+
+    def _member_names(self) -> tuple[str, ...]:
         me = self.agent_id
-        members = tuple(
+        return tuple(
             m.name
             for m in self.get_team()
             if m.agent_id != me and not m.name.startswith(TOOL_ACTOR_PREFIX)
         )
-        roles = tuple(self.discover_catalog())  # every catalog role can be hired
-        return TeamDirectory(members=members, hireable_roles=roles)
+
+    def _role_names(self) -> tuple[str, ...]:
+        return tuple(self.discover_catalog())  # every catalog role can be hired
+
+    def unreachable_recipients(self, recipients: Sequence[str]) -> tuple[list[str], TeamDirectory]:
+        """The recipients of ``recipients`` nobody can reach, and the directory that says so.
+
+        With :meth:`team_directory` not overridden, a list whose recipients all resolve
+        asks the orchestrator only for what they need (members for ``@names``, the
+        catalog for roles); the full directory is built when one is unreachable.
+        """
+        if type(self).team_directory is BaseAgent.team_directory and self.orchestrator is not None:
+            names = [r.strip() for r in recipients]
+            wants_members = any(n.startswith("@") for n in names)
+            wants_roles = not all(n.startswith("@") for n in names)
+            partial = TeamDirectory(
+                members=self._member_names() if wants_members else (),
+                hireable_roles=self._role_names() if wants_roles else (),
+            )
+            if all(partial.reachable(r) for r in recipients):
+                return [], partial
+        directory = self.team_directory()
+        return [r for r in recipients if not directory.reachable(r)], directory
 
     def notify_human(self, text: str) -> None:
         """Send ``text`` as a notification to the team's user proxy (logged when none)."""

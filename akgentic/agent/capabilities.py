@@ -161,8 +161,9 @@ class RecipientCheckCapability(AbstractCapability[Any]):
         if ctx.max_retries is not None and ctx.retry >= ctx.max_retries:
             return output  # no retry left: routing skips what it cannot deliver
         agent = cast("BaseAgent", ctx.deps)
-        directory = agent.team_directory()
-        unreachable = [r.recipient for r in output.messages if not directory.reachable(r.recipient)]
+        unreachable, directory = agent.unreachable_recipients(
+            [r.recipient for r in output.messages]
+        )
         if unreachable:
             raise ModelRetry(directory.correction(unreachable))
         return output

@@ -137,6 +137,21 @@ def test_an_unreachable_recipient_is_corrected_in_the_loop_not_dropped(
     assert "Nothing was sent" in feedback and "'@Nobody'" in feedback
 
 
+def test_the_recipient_check_agrees_with_the_team_directory(
+    team: Any, book: Any, helpers: Any
+) -> None:
+    book.script("Manager")
+    team.card("Developer")
+    agent = team.agent(team.spawn(team.card("Manager", register=False)))
+    directory = agent.team_directory()
+    for recipients in (["@Human"], ["Developer"], [" @Human ", "Developer"], []):
+        assert agent.unreachable_recipients(recipients)[0] == []
+    for recipients in (["@Nobody"], ["@Human", "Ghost"], ["@Manager"], ["#tool"]):
+        unreachable, full = agent.unreachable_recipients(recipients)
+        assert full == directory
+        assert unreachable == [r for r in recipients if not directory.reachable(r)] != []
+
+
 def test_when_no_retry_is_left_an_unknown_member_is_skipped_and_the_rest_delivered(
     team: Any, book: Any, helpers: Any
 ) -> None:
