@@ -7,7 +7,7 @@ import logging
 import queue
 import threading
 from collections.abc import Iterator
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
 import pykka
@@ -18,7 +18,7 @@ from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import Message
-from akgentic.core.proxy import ProxyWrapper
+from akgentic.core.proxy import ProxyFactory, ProxyWrapper
 from akgentic.core.utils.serializer import import_class
 
 __all__ = ["ActorSystem", "ActorSystemListener", "ExecutionContext", "Statistics"]
@@ -103,7 +103,7 @@ class ExecutionContext:
             self._listener_ref.stop(block=True, timeout=timeout)
 
 
-class ActorSystem(ExecutionContext):
+class ActorSystem(ExecutionContext, ProxyFactory):
     """Entry point of the runtime: creates root actors and shuts everything down."""
 
     def createActor(
@@ -131,28 +131,6 @@ class ActorSystem(ExecutionContext):
             restoring=restoring,
         )
         return address_of(ref)
-
-    @overload
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: type[T], timeout: float | None = None
-    ) -> T: ...
-    @overload
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: None = None, timeout: float | None = None
-    ) -> Any: ...
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: type[Any] | None = None, timeout: float | None = None
-    ) -> Any:
-        """Blocking proxy: method calls return their result."""
-        return ProxyWrapper(actor, ask=True, timeout=timeout)
-
-    @overload
-    def proxy_tell(self, actor: ActorAddress, actor_type: type[T]) -> T: ...
-    @overload
-    def proxy_tell(self, actor: ActorAddress, actor_type: None = None) -> Any: ...
-    def proxy_tell(self, actor: ActorAddress, actor_type: type[Any] | None = None) -> Any:
-        """Fire-and-forget proxy: method calls return None immediately."""
-        return ProxyWrapper(actor, ask=False)
 
     @contextlib.contextmanager
     def private(self) -> Iterator[ExecutionContext]:

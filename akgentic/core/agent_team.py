@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.errors import WarningError
-from akgentic.core.proxy import ProxyWrapper
+from akgentic.core.proxy import ProxyFactory, ProxyWrapper
 
 if TYPE_CHECKING:
     from akgentic.core.agent_card import AgentCard
@@ -19,7 +19,7 @@ __all__ = ["TeamAccess"]
 T = TypeVar("T")
 
 
-class TeamAccess:
+class TeamAccess(ProxyFactory):
     """Typed proxies plus the look-ups an actor makes on its orchestrator.
 
     Without an orchestrator, ``get_team``/``get_team_member`` raise
@@ -39,30 +39,6 @@ class TeamAccess:
         if self._orchestrator_proxy is None:
             self._orchestrator_proxy = ProxyWrapper(self._orchestrator)
         return cast("Orchestrator", self._orchestrator_proxy)
-
-    # --------------------------------------------------------------- proxies
-
-    @overload
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: type[T], timeout: float | None = None
-    ) -> T: ...
-    @overload
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: None = None, timeout: float | None = None
-    ) -> Any: ...
-    def proxy_ask(
-        self, actor: ActorAddress, actor_type: type[Any] | None = None, timeout: float | None = None
-    ) -> Any:
-        """Blocking proxy on ``actor`` (``actor_type`` is for typing only)."""
-        return ProxyWrapper(actor, ask=True, timeout=timeout)
-
-    @overload
-    def proxy_tell(self, actor: ActorAddress, actor_type: type[T]) -> T: ...
-    @overload
-    def proxy_tell(self, actor: ActorAddress, actor_type: None = None) -> Any: ...
-    def proxy_tell(self, actor: ActorAddress, actor_type: type[Any] | None = None) -> Any:
-        """Fire-and-forget proxy on ``actor``."""
-        return ProxyWrapper(actor, ask=False)
 
     # ------------------------------------------------------------ team/catalog
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import pykka
 from pykka.messages import ProxyCall, ProxyGetAttr
@@ -80,3 +80,35 @@ class ProxyWrapper:
     def __repr__(self) -> str:
         mode = "ask" if self._ask else "tell"
         return f"<ProxyWrapper {mode} {self._ref}>"
+
+
+T = TypeVar("T")
+
+
+class ProxyFactory:
+    """``proxy_ask`` / ``proxy_tell``, shared by actors and the actor system."""
+
+    @overload
+    def proxy_ask(
+        self, actor: ActorAddress, actor_type: type[T], timeout: float | None = None
+    ) -> T: ...
+    @overload
+    def proxy_ask(
+        self, actor: ActorAddress, actor_type: None = None, timeout: float | None = None
+    ) -> Any: ...
+    def proxy_ask(
+        self, actor: ActorAddress, actor_type: type[Any] | None = None, timeout: float | None = None
+    ) -> Any:
+        """Blocking proxy on ``actor``: method calls return their result.
+
+        ``actor_type`` is for typing only.
+        """
+        return ProxyWrapper(actor, ask=True, timeout=timeout)
+
+    @overload
+    def proxy_tell(self, actor: ActorAddress, actor_type: type[T]) -> T: ...
+    @overload
+    def proxy_tell(self, actor: ActorAddress, actor_type: None = None) -> Any: ...
+    def proxy_tell(self, actor: ActorAddress, actor_type: type[Any] | None = None) -> Any:
+        """Fire-and-forget proxy on ``actor``: method calls return None at once."""
+        return ProxyWrapper(actor, ask=False)
