@@ -113,7 +113,7 @@ def run_pykka(n: int) -> float:
 
 def _start_team(system: ActorSystem) -> tuple[ActorAddress, DrainSubscriber]:
     orchestrator = system.createActor(
-        Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+        Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
     )
     orch = system.proxy_ask(orchestrator, Orchestrator)
     subscriber = DrainSubscriber()

@@ -202,7 +202,7 @@ def round_trips(
     system = ActorSystem()
     try:
         orchestrator = system.createActor(
-            Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+            Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
         )
         team = system.proxy_ask(orchestrator, Orchestrator)
         cards = [

@@ -110,10 +110,10 @@ class ContractMetadata(TeamMetadata):
     """Team metadata used by the contract: indexed fields of several types."""
 
     tenant: str = Field(json_schema_extra={"indexed": True})
-    case_ref: str | None = Field(default=None, json_schema_extra={"indexed": True})
-    channel: str | None = Field(default=None, json_schema_extra={"indexed": True})
-    priority: int | None = Field(default=None, json_schema_extra={"indexed": True})
-    urgent: bool | None = Field(default=None, json_schema_extra={"indexed": True})
+    case_ref: str | None = Field(None, json_schema_extra={"indexed": True})
+    channel: str | None = Field(None, json_schema_extra={"indexed": True})
+    priority: int | None = Field(None, json_schema_extra={"indexed": True})
+    urgent: bool | None = Field(None, json_schema_extra={"indexed": True})
     notes: str = ""
 
 
@@ -184,7 +184,7 @@ def contract_messages(team_id: UUID) -> list[Message]:
     worker = _address(team_id, "@Worker", "Worker")
     question = UserMessage(content="What is 6 x 7?").init(worker, team_id)
     messages: list[Message] = [
-        StartMessage(config=BaseConfig(name="@Orchestrator", role="Orchestrator")),
+        StartMessage(config=BaseConfig(role="Orchestrator", name="@Orchestrator")),
         StartMessage(config=BaseConfig(name="@Worker", role="Worker"), parent=orchestrator),
         WelcomeMessage(content="Team ready."),
         SentMessage(message=question, recipient=worker),

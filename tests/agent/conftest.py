@@ -145,7 +145,7 @@ class Team:
     def __init__(self) -> None:
         self.system = ActorSystem()
         self.orchestrator = self.system.createActor(
-            Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+            Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
         )
         self.proxy = self.system.proxy_ask(self.orchestrator, Orchestrator)
         self.recorder = Recorder()

@@ -103,7 +103,7 @@ class Team:
         self.system = system
         self.recorder = recorder
         self.address: ActorAddress = system.createActor(
-            Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+            Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
         )
         self.orchestrator: Orchestrator = system.proxy_ask(self.address, Orchestrator, timeout=10)
         self.orchestrator.subscribe(recorder)

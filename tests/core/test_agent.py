@@ -63,8 +63,8 @@ class LoudHandler(Base):
 
 
 class Echo(Akgent[BaseConfig, BaseState]):
-    def receiveMsg_UserMessage(self, message: UserMessage, sender: ActorAddress) -> None:
-        self.send(sender, ResultMessage(content=message.content.upper()))
+    def receiveMsg_UserMessage(self, msg: UserMessage, sender: ActorAddress) -> None:
+        self.send(sender, ResultMessage(content=msg.content.upper()))
 
 
 class Failing(Akgent[BaseConfig, BaseState]):

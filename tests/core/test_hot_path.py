@@ -183,7 +183,7 @@ def test_an_orchestrator_overriding_a_turn_handler_keeps_generic_dispatch(
     system: ActorSystem, wait_until: Any
 ) -> None:
     address = system.createActor(
-        CountingOrchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+        CountingOrchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
     )
     orchestrator = system.proxy_ask(address, CountingOrchestrator)
     counter = orchestrator.createActor(Counter, config=BaseConfig(name="@C", role="C"))

@@ -225,7 +225,7 @@ def test_the_subscriber_records_the_orchestrator_start_as_sequence_one(
     team_id = uuid4()
     orchestrator = _sender(team_id, "@Orchestrator")
     subscriber = PersistenceSubscriber(team_id, any_store, batching=batching)
-    start = StartMessage(config=BaseConfig(name="@Orchestrator", role="Orchestrator"))
+    start = StartMessage(config=BaseConfig(role="Orchestrator", name="@Orchestrator"))
     subscriber.on_message(start.init(orchestrator, team_id))
     subscriber.flush()
     (event,) = any_store.load_events(team_id)

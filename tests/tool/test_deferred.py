@@ -304,7 +304,7 @@ def test_a_team_stop_with_a_worker_in_flight_ends_without_the_backstop(
     system: ActorSystem,
 ) -> None:
     orchestrator_address = system.createActor(
-        Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+        Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
     )
     orchestrator = system.proxy_ask(orchestrator_address, Orchestrator, timeout=BOUND)
     cache_address = orchestrator.getChildrenOrCreate(
