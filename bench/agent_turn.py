@@ -6,7 +6,7 @@ manager, who answers the human. Four hops (human → manager → developer → m
 human) and three model runs, every model a pydantic-ai FunctionModel whose (async)
 function answers instantly, so the time measured is the framework's: actors,
 telemetry, tool cards, context updates, routing, hiring, agent start and the
-pydantic-ai run loop. (The model function is async like every real provider's client;
+ReAct loop of ``akgentic.llm.turn``. (The model function is async like every real provider's client;
 a plain ``def`` would add a worker-thread hand-off per model request that no real
 model pays.)
 
@@ -20,15 +20,19 @@ Prints one JSON object:
 - ``overhead_ms_per_hop``: median round trip / 4 (the headline; target < 5 ms);
 - ``overhead_ms_per_hop_spread``: p10, p90, min and max of round trip / 4;
 - ``round_trip_ms``: median, p10, p90, min, max;
-- ``pydantic_ai_bare_run_ms``: median (and p10/p90) of one run of a reused
-  ``pydantic_ai.Agent`` with the same model, output type, tools (the MailboxTool and
-  TeamTool functions every BaseAgent carries) and two dynamic system prompts, from an
-  empty history: what pydantic-ai itself costs per model run on this machine (three
-  such runs are made between consecutive round trips, so both see the same load);
-- ``framework_ms_per_hop``: (median round trip - 3 * bare run) / 4, akgentic's own
-  share;
+- ``model_request_ms``: median (and p10/p90) of the instant model's own
+  ``request`` (with the message preparation every request needs): the part of a
+  model run that a real model replaces with its network time;
+- ``framework_ms_per_hop``: (median round trip - 3 * model request) / 4, akgentic's
+  own share;
+- ``pydantic_ai_agent_run_ms``: for comparison, median (and p10/p90) of one run of a
+  reused ``pydantic_ai.Agent`` with the same model, output type, tools (the
+  MailboxTool and TeamTool functions every BaseAgent carries) and two dynamic system
+  prompts, from an empty history — what each model run cost when ReactAgent drove
+  pydantic-ai's agent graph (three such runs, and three model requests, are made
+  between consecutive round trips, so all see the same load);
 - ``breakdown_ms_per_hop``: medians, per round trip / 4, of the time actor threads
-  spent in ``ReactAgent.run_sync`` (``llm_runs``; includes the bare pydantic-ai cost),
+  spent in ``ReactAgent.run_sync`` (``llm_runs``; includes the model requests),
   in ``BaseAgent.on_start`` of the hired developer (``agent_start``; it overlaps the
   manager's turn), and in ``TeamTool.hire`` (``hire``, without the start);
 - ``import_akgentic_team_s`` and ``import_akgentic_agent_s``: importing each layer's
@@ -122,6 +126,33 @@ def bare_agent() -> Callable[[int], float]:
     return run
 
 
+def bare_request() -> Callable[[int], float]:
+    """The instant model's own request, prepared as every request is; returns a timer."""
+    from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart, repair_messages
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from akgentic.agent import StructuredOutput
+    from akgentic.llm.turn import OutputSpec
+
+    response = instant_reply("@Manager", "response", "Did it.")
+
+    async def answer(messages: list[ModelMessage], info: AgentInfo) -> Any:
+        return response
+
+    model = FunctionModel(answer)
+    params = OutputSpec.for_type(StructuredOutput, native=False).parameters([])
+    loop = asyncio.new_event_loop()
+
+    def run(index: int) -> float:
+        start = time.perf_counter()
+        history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(f"Do task {index}.")])]
+        messages = model.prepare_messages(repair_messages(history), params)
+        loop.run_until_complete(model.request(messages, None, params))
+        return time.perf_counter() - start
+
+    return run
+
+
 class _Timer:
     """Adds the wall time of calls to a method, per label, across threads."""
 
@@ -156,9 +187,10 @@ class _Timer:
 
 def round_trips(
     rounds: int, warmup: int
-) -> tuple[list[float], list[dict[str, float]], list[float]]:
-    """Wall seconds of each measured round trip, the timed sections inside each, and
-    of the bare pydantic-ai runs made between round trips (three per round trip)."""
+) -> tuple[list[float], list[dict[str, float]], list[float], list[float]]:
+    """Wall seconds of each measured round trip, the timed sections inside each, and of
+    the model requests and pydantic-ai agent runs made between round trips (three each
+    per round trip)."""
     import pykka
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -233,13 +265,16 @@ def round_trips(
             manager_proxy.clear()
 
         bare_run = bare_agent()
+        request_run = bare_request()
         times: list[float] = []
         sections: list[dict[str, float]] = []
         bare: list[float] = []
+        requests: list[float] = []
         for index in range(warmup + rounds):
             reset()
             # Interleaved with the round trips so both see the same machine load.
             bare_times = [bare_run(index * MODEL_RUNS + k) for k in range(MODEL_RUNS)]
+            request_times = [request_run(index * MODEL_RUNS + k) for k in range(MODEL_RUNS)]
             answered.clear()
             timer.take()
             start = time.perf_counter()
@@ -251,7 +286,8 @@ def round_trips(
                 times.append(elapsed)
                 sections.append(timer.take())
                 bare.extend(bare_times)
-        return times, sections, bare
+                requests.extend(request_times)
+        return times, sections, bare, requests
     finally:
         timer.undo()
         pykka.ActorRegistry.stop_all(block=True, timeout=10)
@@ -269,9 +305,10 @@ def main() -> None:
     args = parser.parse_args()
     team_import = import_seconds("from akgentic.team import TeamManager, TeamCard, TeamRuntime")
     agent_import = import_seconds("from akgentic.agent import BaseAgent, HumanProxy, AgentMessage")
-    times, sections, bare = round_trips(args.rounds, args.warmup)
+    times, sections, bare, requests = round_trips(args.rounds, args.warmup)
     median = statistics.median(times)
     bare_median = statistics.median(bare)
+    request_median = statistics.median(requests)
 
     def per_hop(label: str) -> float:
         return ms(statistics.median(s.get(label, 0.0) for s in sections) / HOPS)
@@ -295,15 +332,20 @@ def main() -> None:
                     "min": ms(min(times)),
                     "max": ms(max(times)),
                 },
-                "pydantic_ai_bare_run_ms": {
+                "model_request_ms": {
+                    "median": ms(request_median),
+                    "p10": ms(percentile(requests, 0.1)),
+                    "p90": ms(percentile(requests, 0.9)),
+                },
+                "framework_ms_per_hop": ms((median - MODEL_RUNS * request_median) / HOPS),
+                "pydantic_ai_agent_run_ms": {
                     "median": ms(bare_median),
                     "p10": ms(percentile(bare, 0.1)),
                     "p90": ms(percentile(bare, 0.9)),
                 },
-                "framework_ms_per_hop": ms((median - MODEL_RUNS * bare_median) / HOPS),
                 "breakdown_ms_per_hop": {
                     "llm_runs": per_hop("llm_runs"),
-                    "pydantic_ai_bare_share": ms(MODEL_RUNS * bare_median / HOPS),
+                    "model_requests": ms(MODEL_RUNS * request_median / HOPS),
                     "agent_start": per_hop("agent_start"),
                     "hire": per_hop("hire"),
                 },

@@ -10,7 +10,7 @@ One turn, for an incoming :class:`AgentMessage`:
 3. :meth:`BaseAgent._route_output` delivers each requested message: ``@Name`` to that
    member, a role name to a newly hired member of that role.
 
-Everything that needs pydantic-ai (the ReactAgent, the run-loop capabilities) is
+Everything that needs pydantic-ai (the ReactAgent, the run hooks) is
 built in :meth:`BaseAgent.on_start`, on the actor's own thread, so importing this
 module stays cheap.
 """
@@ -44,6 +44,7 @@ from akgentic.tool.team import TeamTool
 if TYPE_CHECKING:
     from akgentic.llm.agent import ReactAgent
     from akgentic.llm.pricing import AgentUsageSummary
+    from akgentic.llm.turn import RunHook
     from akgentic.tool.commands import CommandRegistry
 
 __all__ = ["BaseAgent"]
@@ -64,7 +65,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
     Carries MailboxTool and TeamTool in addition to ``config.tools`` (added at start
     when absent; the configuration itself is not changed). Override points:
     :meth:`create_llm_model` (a model object to use instead of ``config.model_cfg``,
-    e.g. a pydantic-ai ``FunctionModel`` in tests) and :meth:`extra_capabilities`.
+    e.g. a pydantic-ai ``FunctionModel`` in tests) and :meth:`extra_hooks`.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -80,7 +81,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         """Build tools, the ReactAgent and the command registry; announce the commands."""
         from pydantic_ai import ModelRetry
 
-        from akgentic.agent.capabilities import MailboxCapability, RecipientCheckCapability
+        from akgentic.agent.hooks import MailboxHook, RecipientCheckHook
         from akgentic.llm.agent import ReactAgent
 
         if self.orchestrator is None:
@@ -91,10 +92,10 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         self._tool_factory = factory
         self._context_updater = factory.get_context_updater()
         mailbox = next((c for c in cards if isinstance(c, MailboxTool)), None)
-        capabilities = [
-            MailboxCapability(announce=mailbox is not None and mailbox.signals_enabled),
-            RecipientCheckCapability(),
-            *self.extra_capabilities(),
+        hooks = [
+            MailboxHook(announce=mailbox is not None and mailbox.signals_enabled),
+            RecipientCheckHook(),
+            *self.extra_hooks(),
         ]
         react: ReactAgent[BaseAgent] = ReactAgent(
             self.config.react_agent_config(),
@@ -104,7 +105,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
             result_type=StructuredOutput,
             observer=self,
             model=self.create_llm_model(),
-            capabilities=capabilities,
+            hooks=hooks,
         )
         self._react_agent = react
 
@@ -152,8 +153,8 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         """A pydantic-ai model object to run instead of ``config.model_cfg`` (None: build it)."""
         return None
 
-    def extra_capabilities(self) -> list[Any]:
-        """More pydantic-ai capabilities to mount after the built-in ones."""
+    def extra_hooks(self) -> list[RunHook]:
+        """More run hooks (:class:`~akgentic.llm.turn.RunHook`) to call after the built-in ones."""
         return []
 
     # ------------------------------------------------------------ accessors

@@ -1,4 +1,4 @@
-"""ReactAgent: one pydantic-ai agent, its durable history and its budgets.
+"""ReactAgent: one LLM agent over pydantic-ai models, its durable history and its budgets.
 
 A ReactAgent owns an asyncio event loop created with it, and every synchronous
 entry point runs on that loop, so the provider's HTTP connection pool always
@@ -12,9 +12,9 @@ Each run:
 3. compacts the history first when the last request came close to the model's
    ``context_length``;
 4. closes any tool call a previous failed run left unanswered;
-5. runs pydantic-ai with the durable history and the run-tier limits, adding
-   every new message to the :class:`ContextManager` as soon as its graph step
-   ends (that is what reports the LLM events);
+5. runs the ReAct loop of :mod:`akgentic.llm.turn` with the durable history and
+   the run-tier limits, adding every new message to the :class:`ContextManager`
+   as soon as it exists (that is what reports the LLM events);
 6. on a run-tier breach, runs one tool-free concluding turn (see
    :class:`~akgentic.llm.budget.LimitRecovery`) or raises
    :class:`RunUsageLimitError`.
@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
-import functools
 import inspect
 import logging
 import threading
@@ -34,7 +33,7 @@ import traceback
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeAlias, TypeVar
 
-from pydantic_ai import Agent, Tool
+from pydantic_ai import NativeOutput, Tool
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import (
     BinaryContent,
@@ -45,6 +44,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import Model
+from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, FunctionToolset
 
 from akgentic.llm.budget import LifetimeBudget, LimitRecovery, to_pydantic_limits
 from akgentic.llm.compaction import CompactionStrategy, create_compaction, estimate_tokens
@@ -66,7 +66,8 @@ from akgentic.llm.events import (
     LlmUsageEvent,
 )
 from akgentic.llm.pricing import estimate_cost
-from akgentic.llm.providers import create_model, get_output_type
+from akgentic.llm.providers import create_model
+from akgentic.llm.turn import OutputSpec, RunHook, SystemPrompt, Turn
 
 __all__ = ["ReactAgent", "UserPrompt"]
 
@@ -147,46 +148,14 @@ def _as_tool(func: Any) -> Any:
     return Tool(func, function_schema=schema)
 
 
-def _on_loop(func: F) -> F:
-    """An async twin of a plain function (same name, qualname and signature).
-
-    pydantic-ai hands every synchronous callback to a worker thread; a run driven by
-    ``run_until_complete`` starts a fresh thread for that each time. System prompts are
-    cheap and pure, so they are better called right on the run's own loop.
-    """
-    if not (inspect.isfunction(func) or inspect.ismethod(func)) or inspect.iscoroutinefunction(
-        func
-    ):
-        return func
-
-    @functools.wraps(func)
-    async def on_loop(*args: Any) -> Any:
-        result = func(*args)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
-
-    return on_loop  # type: ignore[return-value]
-
-
-class _RunRecorder:
-    """Moves a run's new messages into the durable context, each exactly once."""
-
-    def __init__(self, context: ContextManager) -> None:
-        self.context = context
-        self.done = 0
-
-    def flush(self, new_messages: Sequence[ModelMessage]) -> None:
-        for message in new_messages[self.done :]:
-            self.context.add_message(message)
-        self.done = len(new_messages)
-
-
 class ReactAgent(Generic[DepsT]):
     """A tool-using LLM agent with event-sourced history and two usage-limit tiers.
 
-    ``model`` replaces the model built from ``config.model_cfg`` (tests pass a
-    pydantic-ai ``FunctionModel``). ``observer`` receives every LLM event.
+    ``tools`` are plain functions (or pydantic-ai ``Tool`` objects), ``toolsets``
+    pydantic-ai toolsets (an MCP server's, for instance). ``model`` replaces the
+    model built from ``config.model_cfg`` (tests pass a pydantic-ai
+    ``FunctionModel``). ``observer`` receives every LLM event; ``hooks``
+    (:class:`~akgentic.llm.turn.RunHook`) are called inside every run.
     """
 
     def __init__(
@@ -199,7 +168,7 @@ class ReactAgent(Generic[DepsT]):
         result_type: Any = str,
         observer: ContextObserver | None = None,
         model: Model | None = None,
-        capabilities: Sequence[Any] | None = None,
+        hooks: Sequence[RunHook] = (),
         limit_recovery: LimitRecovery | None = None,
     ) -> None:
         self._config = config or ReactAgentConfig()
@@ -222,19 +191,13 @@ class ReactAgent(Generic[DepsT]):
         self._last_failure = "the run ended before the tool returned"
         self._summary_follows_active = self._config.compaction_cfg.summary_model_cfg is None
         self._compaction = self._build_compaction(self._model)
-        # The output type the pydantic-ai agent is built with; a run asking for the same
-        # one passes none, so pydantic-ai reuses its output schema instead of rebuilding it.
-        self._built_native_output = self._active_cfg.supports_native_output
-        self._agent: Agent[Any, Any] = Agent(
-            self._model,
-            output_type=get_output_type(self._active_cfg, result_type),
-            deps_type=deps_type or type(None),
-            tools=[_as_tool(t) for t in tools],
-            toolsets=toolsets,
-            retries=self._config.runtime_cfg.retries,
-            end_strategy=self._config.runtime_cfg.end_strategy,
-            capabilities=capabilities,
+        self._deps_type = deps_type
+        self._function_tools: FunctionToolset[Any] = FunctionToolset([_as_tool(t) for t in tools])
+        self._toolset: AbstractToolset[Any] = (
+            CombinedToolset([self._function_tools, *toolsets]) if toolsets else self._function_tools
         )
+        self._system_prompts: list[SystemPrompt] = []
+        self._hooks: list[RunHook] = list(hooks)
 
     # ---------------------------------------------------------------- wiring
 
@@ -257,11 +220,6 @@ class ReactAgent(Generic[DepsT]):
         return self._context
 
     @property
-    def pydantic_agent(self) -> Agent[Any, Any]:
-        """The underlying pydantic-ai agent."""
-        return self._agent
-
-    @property
     def loop(self) -> asyncio.AbstractEventLoop:
         """The event loop this agent runs on."""
         return self._loop
@@ -281,18 +239,24 @@ class ReactAgent(Generic[DepsT]):
         self._context.subscribe(observer)
 
     def system_prompt(self, func: F) -> F:
-        """Register a system-prompt function (re-evaluated every run; may take ``RunContext``).
+        """Register a system-prompt function: ``func()`` or ``func(ctx: RunContext)``.
 
-        pydantic-ai only puts system prompts into an empty history, so they
-        reach the model at the start of a conversation and after a clear.
+        System prompts open a conversation: they go into the first request of an
+        empty history (at the start, and after a clear). On later runs they are
+        rendered again into a copy of that first request, so a changed backstory
+        reaches the model while the stored history keeps what was sent.
         """
-        self._agent.system_prompt(dynamic=True)(_on_loop(func))
+        self._system_prompts.append(SystemPrompt.of(func))
         return func
 
     def tool(self, func: F) -> F:
         """Register a tool whose first parameter is pydantic-ai's ``RunContext``."""
-        self._agent.tool(func)
+        self._function_tools.add_function(func, takes_ctx=True)
         return func
+
+    def add_hook(self, hook: RunHook) -> None:
+        """Call ``hook`` in every later run (after the hooks given at construction)."""
+        self._hooks.append(hook)
 
     def active_model(self) -> ModelConfig:
         """The configuration of the model the next run uses."""
@@ -364,10 +328,9 @@ class ReactAgent(Generic[DepsT]):
         """
         self._check_open()
         self._budget.preflight()
-        with self._agent.override(tools=[], toolsets=[]):
-            return await self._run_once(
-                reason, deps, output_type, RunUsageLimits(run_request_limit=1)
-            )
+        return await self._run_once(
+            reason, deps, output_type, RunUsageLimits(run_request_limit=1), with_tools=False
+        )
 
     def _with_pending(self, user_prompt: UserPrompt) -> UserPrompt:
         pending = self._context.drain_pending_user_prompts()
@@ -378,43 +341,47 @@ class ReactAgent(Generic[DepsT]):
         return [*pending, *user_prompt]
 
     async def _run_once(
-        self, prompt: UserPrompt, deps: DepsT | None, output_type: Any, limits: RunUsageLimits
+        self,
+        prompt: UserPrompt,
+        deps: DepsT | None,
+        output_type: Any,
+        limits: RunUsageLimits,
+        *,
+        with_tools: bool = True,
     ) -> Any:
         self._close_dangling_tool_calls(self._last_failure)
-        recorder = _RunRecorder(self._context)
-        run: Any = None
+        runtime = self._config.runtime_cfg
+        turn = Turn(
+            model=self._model,
+            history=self._context.messages,
+            prompt=prompt,
+            deps=deps,
+            output=self._output_spec(output_type),
+            toolset=self._toolset if with_tools else None,
+            system_prompts=self._system_prompts,
+            hooks=self._hooks,
+            limits=to_pydantic_limits(limits),
+            max_retries=runtime.retries,
+            end_strategy=runtime.end_strategy,
+            record=self._context.add_message,
+        )
         try:
-            async with self._agent.iter(
-                prompt,
-                deps=deps,
-                message_history=self._context.messages,
-                usage_limits=to_pydantic_limits(limits),
-                model=self._model,
-                output_type=self._run_output_type(output_type),
-            ) as run:
-                async for _node in run:
-                    recorder.flush(run.new_messages())
-            result = run.result
+            return await turn.run()
         except Exception as exc:
             self._last_failure = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             raise
         finally:
-            if run is not None:
-                recorder.flush(run.new_messages())
-                usage = run.usage
-                self._budget.add(usage.input_tokens or 0, usage.output_tokens or 0)
-                self._context.record_system_prompt(run.run_id, run.all_messages())
-        return result.output if result is not None else None
+            usage = turn.usage
+            self._budget.add(usage.input_tokens or 0, usage.output_tokens or 0)
+            self._context.record_system_prompt(turn.run_id, turn.sent)
 
-    def _run_output_type(self, output_type: Any) -> Any:
-        """The ``output_type`` to pass to a run: None when the agent's own one applies."""
+    def _output_spec(self, output_type: Any) -> OutputSpec:
+        """How the run asks for ``output_type`` (the agent's own when None)."""
         wanted = output_type or self._result_type
-        if (
-            wanted is self._result_type
-            and self._active_cfg.supports_native_output == self._built_native_output
-        ):
-            return None
-        return get_output_type(self._active_cfg, wanted)
+        native = self._active_cfg.supports_native_output
+        if isinstance(wanted, NativeOutput):
+            wanted, native = wanted.outputs, True
+        return OutputSpec.for_type(wanted, native=native)
 
     def _close_dangling_tool_calls(self, reason: str) -> None:
         """Answer tool calls a failed run left open, so the next prompt is accepted.
@@ -542,9 +509,7 @@ class ReactAgent(Generic[DepsT]):
                 f"unknown model {key!r}; available: {', '.join(by_key) or '(empty roster)'}"
             )
         try:
-            check_compaction_bounds(
-                cfg, self._config.compaction_cfg, self._config.run_usage_limits
-            )
+            check_compaction_bounds(cfg, self._config.compaction_cfg, self._config.run_usage_limits)
         except ValueError as exc:
             raise ModelSwitchError(str(exc)) from exc
         if self._model_override is not None:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import inspect
 import threading
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic_ai import Agent, Tool
+from pydantic_ai import Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from akgentic.llm.agent import ReactAgent, _as_tool, _on_loop
+from akgentic.llm.agent import ReactAgent, _as_tool
+from akgentic.llm.turn import OutputSpec
 
 
 def make_tool(doc: str) -> Any:
@@ -67,17 +67,6 @@ def test_other_callables_pass_through() -> None:
     assert _as_tool(tool) is tool
 
 
-def test_a_plain_prompt_runs_on_the_loop_under_its_own_name() -> None:
-    def backstory() -> str:
-        return "story"
-
-    wrapped = _on_loop(backstory)
-    assert inspect.iscoroutinefunction(wrapped)
-    assert wrapped.__qualname__ == backstory.__qualname__
-    assert wrapped.__name__ == backstory.__name__
-    assert inspect.signature(wrapped) == inspect.signature(backstory)
-
-
 def test_system_prompts_keep_their_dynamic_ref_and_run_on_the_callers_thread() -> None:
     threads: list[threading.Thread] = []
 
@@ -106,14 +95,16 @@ class Answer(BaseModel):
     text: str
 
 
-def test_a_run_with_the_agents_own_output_type_reuses_its_schema() -> None:
+def test_runs_share_one_output_spec_per_type_and_mode() -> None:
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart('{"text": "fine"}')])
 
     react: ReactAgent[None]
     with ReactAgent(model=FunctionModel(answer), result_type=Answer) as react:
-        assert react._run_output_type(None) is None
-        assert react._run_output_type(Answer) is None
-        assert react._run_output_type(str) is str
+        assert react._output_spec(None) is react._output_spec(Answer)
+        native = react.active_model().supports_native_output
+        assert react._output_spec(None) is OutputSpec.for_type(Answer, native=native)
+        assert react._output_spec(str) is not react._output_spec(Answer)
+        assert not react._output_spec(str).structured
         assert react.run_sync("hi", output_type=Answer) == Answer(text="fine")
-        assert isinstance(react.pydantic_agent, Agent)
+        assert react.run_sync("hi", output_type=str) == '{"text": "fine"}'

@@ -1,0 +1,653 @@
+"""One ReactAgent run: the ReAct loop over pydantic-ai's model and toolset interfaces.
+
+A run sends the history plus the new prompt to the model, executes the tool calls
+the model makes, returns their results, and repeats until the model gives its final
+output. The loop talks to pydantic-ai through its public building blocks — a
+``Model``'s ``request``, toolsets' ``get_tools``/``call_tool``, the message classes,
+``RunContext`` and ``UsageLimits`` — rather than through ``pydantic_ai.Agent``. The
+agent graph costs several milliseconds per run even when the model answers
+instantly, and a team's turn is a chain of runs; this loop costs a small fraction
+of that (see ``bench/agent_turn.py``).
+
+What a run does, in order:
+
+1. the first request carries the system prompts when the history is empty; on a
+   later run the system prompts are rendered again into a copy of the first
+   request (the stored history keeps what was sent first);
+2. before each model request the hooks run (they may add notes to the request, or
+   raise to end the run), then the run-tier request limit is checked;
+3. the request, then the response, is handed to ``record`` as soon as it exists, so
+   the durable history grows message by message;
+4. tool calls run one at a time, in the order the model made them; invalid
+   arguments, unknown tools and ``ModelRetry`` go back to the model as retry
+   prompts, up to each tool's retry budget;
+5. the final output is an output-tool call (``final_result``) or, for a structured
+   output type, text that validates against it (native structured output); the
+   ``after_output`` hooks may still send it back with ``ModelRetry``.
+
+``end_strategy`` decides what happens to function tool calls next to a final
+output: ``"early"`` skips them and ends the run; ``"graceful"`` and
+``"exhaustive"`` run them first, and a tool that asks for a retry suppresses the
+output, so the model answers again with the tool's feedback. Structured text next
+to function tool calls only ends the run under ``"early"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import json
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_ai import RunContext
+from pydantic_ai.exceptions import ModelRetry, UnexpectedModelBehavior
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryFeedbackPart,
+    RetryInfo,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+    repair_messages,
+)
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.output import OutputObjectDefinition
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+__all__ = [
+    "FINAL_RESULT_TOOL",
+    "EndStrategy",
+    "OutputSpec",
+    "RunHook",
+    "RunView",
+    "SystemPrompt",
+    "Turn",
+]
+
+EndStrategy = Literal["early", "graceful", "exhaustive"]
+
+FINAL_RESULT_TOOL = "final_result"
+_FINAL_PROCESSED = "Final result processed."
+_OUTPUT_SKIPPED = "Output tool not used - a final result was already processed."
+_TOOL_SKIPPED = "Tool not executed - a final result was already processed."
+_EMPTY_RESPONSE = "Your reply had neither text nor a tool call. Answer, or call a tool."
+_WRAPPED = "response"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# ---------------------------------------------------------------------- output
+
+
+@dataclasses.dataclass(frozen=True)
+class OutputSpec:
+    """How a run asks for its final output and how it reads it.
+
+    ``str`` is plain text. Any other type is structured: with ``native`` the model
+    is asked to answer in JSON matching the schema (``response_format``), otherwise
+    it gets an output tool named ``final_result``; in both modes text that
+    validates is accepted as well. A type whose JSON schema is not an object is
+    wrapped in ``{"response": ...}`` on the wire.
+    """
+
+    output_type: Any
+    native: bool
+    adapter: TypeAdapter[Any] | None
+    wrapped: bool
+    object_def: OutputObjectDefinition | None
+    tool_def: ToolDefinition | None
+
+    @property
+    def structured(self) -> bool:
+        """False for plain text output."""
+        return self.adapter is not None
+
+    def parameters(self, function_tools: list[ToolDefinition]) -> ModelRequestParameters:
+        """The request parameters for one model request."""
+        if not self.structured:
+            return ModelRequestParameters(
+                function_tools=function_tools, output_mode="text", allow_text_output=True
+            )
+        if self.native:
+            return ModelRequestParameters(
+                function_tools=function_tools,
+                output_mode="native",
+                output_object=self.object_def,
+                allow_text_output=True,
+            )
+        assert self.tool_def is not None
+        return ModelRequestParameters(
+            function_tools=function_tools,
+            output_mode="tool",
+            output_tools=[self.tool_def],
+            allow_text_output=False,
+        )
+
+    def parse_text(self, text: str) -> Any:
+        """The output in ``text`` (JSON, possibly inside a Markdown fence or prose)."""
+        try:
+            return self._validate_json(text)
+        except ValidationError:
+            start, end = text.find("{"), text.rfind("}")
+            if start < 0 or end <= start or (start == 0 and end == len(text) - 1):
+                raise
+            return self._validate_json(text[start : end + 1])
+
+    def parse_call(self, call: ToolCallPart) -> Any:
+        """The output carried by an output-tool call's arguments."""
+        args = call.args if isinstance(call.args, str | None) else call.args_as_dict()
+        if isinstance(args, dict):
+            assert self.adapter is not None
+            value = args
+            if self.wrapped:
+                value = args.get(_WRAPPED, args)
+            return self.adapter.validate_python(value)
+        return self._validate_json(args or "{}")
+
+    def _validate_json(self, text: str) -> Any:
+        assert self.adapter is not None
+        if not self.wrapped:
+            return self.adapter.validate_json(text)
+        try:
+            envelope = json.loads(text)
+        except ValueError:
+            return self.adapter.validate_json(text)  # raises the ValidationError the model reads
+        if isinstance(envelope, dict) and _WRAPPED in envelope:
+            return self.adapter.validate_python(envelope[_WRAPPED])
+        return self.adapter.validate_python(envelope)
+
+    @staticmethod
+    def for_type(output_type: Any, *, native: bool) -> OutputSpec:
+        """The spec for ``output_type``, shared: building the JSON schema is the costly part.
+
+        ``native`` asks for JSON-schema output instead of an output tool.
+        """
+        key = (output_type, native)
+        try:
+            with _spec_lock:
+                cached = _specs.get(key)
+        except TypeError:  # an unhashable output type: build every time
+            return _build_spec(output_type, native)
+        if cached is None:
+            cached = _build_spec(output_type, native)
+            with _spec_lock:
+                _specs[key] = cached
+        return cached
+
+
+_spec_lock = threading.Lock()
+_specs: dict[tuple[Any, bool], OutputSpec] = {}
+
+
+def _build_spec(output_type: Any, native: bool) -> OutputSpec:
+    if output_type is None or output_type is str:
+        return OutputSpec(str, False, None, False, None, None)
+    adapter: TypeAdapter[Any] = TypeAdapter(output_type)
+    schema = adapter.json_schema()
+    wrapped = schema.get("type") != "object"
+    if wrapped:
+        schema = {
+            "type": "object",
+            "properties": {_WRAPPED: schema},
+            "required": [_WRAPPED],
+        }
+    name = getattr(output_type, "__name__", None)
+    doc = inspect.getdoc(output_type) if inspect.isclass(output_type) else None
+    description = doc if doc and output_type.__doc__ is not None else None
+    if native:
+        return OutputSpec(
+            output_type,
+            True,
+            adapter,
+            wrapped,
+            OutputObjectDefinition(
+                json_schema=schema, name=name, description=description, strict=True
+            ),
+            None,
+        )
+    tool = ToolDefinition(
+        name=FINAL_RESULT_TOOL,
+        parameters_json_schema=schema,
+        description=description or "The final response which ends this conversation",
+        kind="output",
+    )
+    return OutputSpec(output_type, False, adapter, wrapped, None, tool)
+
+
+# ----------------------------------------------------------------------- hooks
+
+
+class RunView:
+    """What a :class:`RunHook` sees of the run it is called in.
+
+    ``ctx`` is the pydantic-ai ``RunContext`` tools receive (``ctx.deps`` is the
+    run's deps). ``enqueue`` adds a note for the model: it travels as a user
+    prompt with the request being built (the one about to be sent, from
+    ``before_model_request``; the next one, from ``after_tool_call``).
+    """
+
+    def __init__(self, turn: Turn) -> None:
+        self._turn = turn
+
+    @property
+    def run_id(self) -> str:
+        return self._turn.run_id
+
+    @property
+    def deps(self) -> Any:
+        return self._turn.ctx.deps
+
+    @property
+    def ctx(self) -> RunContext[Any]:
+        return self._turn.ctx
+
+    @property
+    def output_retries(self) -> int:
+        """Output retries this run has used."""
+        return self._turn.output_retries
+
+    @property
+    def max_output_retries(self) -> int:
+        """Output retries a run may use; an output refused after that ends the run."""
+        return self._turn.max_retries
+
+    @property
+    def usage(self) -> RunUsage:
+        return self._turn.usage
+
+    def enqueue(self, text: str) -> None:
+        """Give the model ``text`` with the request being built."""
+        self._turn.queued.append(text)
+
+
+class RunHook:
+    """Extension points of a run; subclass and override what you need.
+
+    One hook object serves every run of an agent (use ``view.run_id`` to keep
+    per-run state). Exceptions other than ``ModelRetry`` (where allowed) end the run.
+    """
+
+    async def before_model_request(self, view: RunView) -> None:
+        """Called before each model request; may ``view.enqueue`` notes or raise to stop."""
+
+    async def after_tool_call(
+        self, view: RunView, call: ToolCallPart, args: dict[str, Any], result: Any
+    ) -> Any:
+        """Called after a function tool returned; returns what the model is given."""
+        return result
+
+    async def after_output(self, view: RunView, output: Any) -> Any:
+        """Called on a validated final output; raise ``ModelRetry`` to send it back."""
+        return output
+
+
+# -------------------------------------------------------------- system prompts
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemPrompt:
+    """A registered system-prompt function: ``func()`` or ``func(ctx)``, sync or async."""
+
+    func: Callable[..., Any]
+    takes_ctx: bool
+    ref: str
+
+    @classmethod
+    def of(cls, func: Callable[..., Any]) -> SystemPrompt:
+        try:
+            params = [
+                p
+                for p in inspect.signature(func).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        except (TypeError, ValueError):
+            params = []
+        return cls(func, bool(params), getattr(func, "__qualname__", repr(func)))
+
+    async def render(self, ctx: RunContext[Any]) -> str:
+        result = self.func(ctx) if self.takes_ctx else self.func()
+        if inspect.isawaitable(result):
+            result = await result
+        return str(result)
+
+
+# ------------------------------------------------------------------------ turn
+
+
+_NOTHING: Any = object()
+_Cause = Literal["validation_error", "model_retry", "no_output"]
+_ToolCause = Literal["validation_error", "model_retry", "unknown_tool"]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Refused:
+    """An output sent back to the model, with the part that says why."""
+
+    part: ModelRequestPart
+
+
+class Turn:
+    """One run. Build it, ``await turn.run()``; read ``usage``/``run_id``/``sent`` after.
+
+    Args:
+        model: The pydantic-ai model to ask.
+        history: The durable history before this run (not modified).
+        prompt: The user prompt of the run.
+        deps: Handed to tools, system prompts and hooks as ``ctx.deps``.
+        output: How the final output is asked for and read.
+        toolset: Every tool of the run, or None for a tool-free run.
+        system_prompts: Rendered into the first request.
+        hooks: Called at the points :class:`RunHook` names.
+        limits: The run-tier limits (pydantic-ai ``UsageLimits``).
+        max_retries: Output retries, and the default retry budget of each tool.
+        end_strategy: See the module docstring.
+        record: Receives every new message, in order, as soon as it exists.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: Model,
+        history: Sequence[ModelMessage],
+        prompt: str | Sequence[Any],
+        deps: Any,
+        output: OutputSpec,
+        toolset: AbstractToolset[Any] | None,
+        system_prompts: Sequence[SystemPrompt],
+        hooks: Sequence[RunHook],
+        limits: UsageLimits,
+        max_retries: int,
+        end_strategy: EndStrategy,
+        record: Callable[[ModelMessage], None],
+    ) -> None:
+        self.model = model
+        self.history = list(history)
+        self.prompt = prompt
+        self.output = output
+        self.toolset = toolset
+        self.system_prompts = system_prompts
+        self.hooks = hooks
+        self.limits = limits
+        self.max_retries = max_retries
+        self.end_strategy = end_strategy
+        self.record = record
+        self.run_id = str(uuid.uuid4())
+        self.usage = RunUsage()
+        self.output_retries = 0
+        self.tool_retries: dict[str, int] = {}
+        self.queued: list[str] = []
+        self.sent: list[ModelMessage] = []
+        self.ctx: RunContext[Any] = RunContext(
+            deps=deps,
+            model=model,
+            usage=self.usage,
+            usage_limits=limits,
+            prompt=prompt if isinstance(prompt, str) else None,
+            messages=self.sent,
+            retries=self.tool_retries,
+            max_retries=max_retries,
+            run_id=self.run_id,
+        )
+        self.view = RunView(self)
+
+    # ------------------------------------------------------------------ run
+
+    async def run(self) -> Any:
+        """Run to the final output and return it."""
+        self.sent.extend(await self._history_to_send())
+        request_parts: list[ModelRequestPart] = []
+        if not self.history:
+            request_parts.extend(await self._system_parts())
+        request_parts.append(UserPromptPart(self.prompt))
+        while True:
+            self.ctx.run_step += 1
+            tools = await self.toolset.get_tools(self.ctx) if self.toolset is not None else {}
+            for hook in self.hooks:
+                await hook.before_model_request(self.view)
+            request_parts.extend(self._drain_queue())
+            request = ModelRequest(parts=request_parts, timestamp=_now(), run_id=self.run_id)
+            self._keep(request)
+            self.limits.check_before_request(self.usage)
+            params = self.output.parameters([t.tool_def for t in tools.values()])
+            # The provider-valid shape pydantic-ai sends: adjacent requests (a summary or
+            # closed tool calls followed by the new prompt) merged, orphans dropped, retry
+            # feedback rendered the way this model takes it.
+            to_send = self.model.prepare_messages(
+                repair_messages(self.sent, repair_last_response=False), params
+            )
+            response = await self.model.request(to_send, None, params)
+            if response.run_id is None:
+                response.run_id = self.run_id
+            self.usage.requests += 1
+            self.usage.incr(response.usage)
+            self._keep(response)
+            self.limits.check_tokens(self.usage)
+            final, request_parts = await self._answer(response, tools)
+            request_parts.extend(self._drain_queue())
+            if final is not _NOTHING:
+                if request_parts:
+                    self._keep(
+                        ModelRequest(parts=request_parts, timestamp=_now(), run_id=self.run_id)
+                    )
+                return final
+
+    def _keep(self, message: ModelMessage) -> None:
+        self.sent.append(message)
+        self.record(message)
+
+    def _drain_queue(self) -> list[ModelRequestPart]:
+        queued, self.queued = self.queued, []
+        return [UserPromptPart(text) for text in queued]
+
+    async def _system_parts(self) -> list[SystemPromptPart]:
+        parts = []
+        for prompt in self.system_prompts:
+            content = await prompt.render(self.ctx)
+            if content:
+                parts.append(SystemPromptPart(content, dynamic_ref=prompt.ref))
+        return parts
+
+    async def _history_to_send(self) -> list[ModelMessage]:
+        """The history, with the system prompts of its first request rendered anew."""
+        history = self.history
+        if not history or not self.system_prompts:
+            return history
+        first = history[0]
+        if not isinstance(first, ModelRequest):
+            return history
+        by_ref = {p.ref: p for p in self.system_prompts}
+        parts: list[ModelRequestPart] = []
+        changed = False
+        for part in first.parts:
+            prompt = (
+                by_ref.get(part.dynamic_ref or "") if isinstance(part, SystemPromptPart) else None
+            )
+            if prompt is not None and isinstance(part, SystemPromptPart):
+                content = await prompt.render(self.ctx)
+                if content != part.content:
+                    part = dataclasses.replace(part, content=content)
+                    changed = True
+            parts.append(part)
+        if not changed:
+            return history
+        return [dataclasses.replace(first, parts=parts), *history[1:]]
+
+    # ------------------------------------------------------------- response
+
+    async def _answer(
+        self, response: ModelResponse, tools: dict[str, Any]
+    ) -> tuple[Any, list[ModelRequestPart]]:
+        """The final output (or ``_NOTHING``) and the parts of the next request."""
+        calls = [p for p in response.parts if isinstance(p, ToolCallPart)]
+        output_tool = self.output.tool_def.name if self.output.tool_def is not None else None
+        output_calls = [c for c in calls if c.tool_name == output_tool]
+        function_calls = [c for c in calls if c.tool_name != output_tool]
+        text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
+        parts: list[ModelRequestPart] = []
+        final: Any = _NOTHING
+        final_index = -1
+
+        if output_calls:
+            for call in output_calls:
+                if final is not _NOTHING:
+                    parts.append(self._tool_return(call, _OUTPUT_SKIPPED))
+                    continue
+                value = await self._read_output(
+                    functools.partial(self.output.parse_call, call), call
+                )
+                if isinstance(value, _Refused):
+                    parts.append(value.part)
+                else:
+                    final = value
+                    final_index = len(parts)
+                    parts.append(self._tool_return(call, _FINAL_PROCESSED))
+        elif self.output.structured and text.strip():
+            if not function_calls or self.end_strategy == "early":
+                value = await self._read_output(lambda: self.output.parse_text(text), None)
+                if isinstance(value, _Refused):
+                    if not function_calls:  # with tool calls, running the tools is the correction
+                        parts.append(value.part)
+                else:
+                    final = value
+        elif not self.output.structured and not calls and text:
+            value = await self._read_output(lambda: text, None)
+            if isinstance(value, _Refused):
+                parts.append(value.part)
+            else:
+                final = value
+
+        if function_calls:
+            if final is not _NOTHING and self.end_strategy == "early":
+                parts.extend(self._tool_return(c, _TOOL_SKIPPED) for c in function_calls)
+            else:
+                projected = dataclasses.replace(
+                    self.usage, tool_calls=self.usage.tool_calls + len(function_calls)
+                )
+                self.limits.check_before_tool_call(projected)
+                retried = False
+                for call in function_calls:
+                    part = await self._call_tool(call, tools)
+                    retried = retried or part.outcome == "retried"
+                    parts.append(part)
+                if retried and final is not _NOTHING:
+                    final = _NOTHING  # the tool's feedback comes first; the model answers again
+                    if final_index >= 0:
+                        call = output_calls[0]
+                        parts[final_index] = self._tool_return(
+                            call, "Output not used - a tool asked for a retry."
+                        )
+        elif final is _NOTHING and not parts:
+            parts.append(self._output_retry(_EMPTY_RESPONSE, None, "no_output"))
+        return final, parts
+
+    async def _read_output(self, parse: Callable[[], Any], call: ToolCallPart | None) -> Any:
+        """The validated output, or the retry prompt sending it back."""
+        try:
+            value = parse()
+            for hook in self.hooks:
+                value = await hook.after_output(self.view, value)
+            return value
+        except ValidationError as exc:
+            return _Refused(self._output_retry(_errors(exc), call, "validation_error"))
+        except ModelRetry as exc:
+            return _Refused(self._output_retry(exc.message, call, "model_retry"))
+
+    def _output_retry(
+        self, content: Any, call: ToolCallPart | None, cause: _Cause
+    ) -> ModelRequestPart:
+        if self.output_retries >= self.max_retries:
+            raise UnexpectedModelBehavior(
+                f"Exceeded maximum retries ({self.max_retries}) for output validation"
+            )
+        self.output_retries += 1
+        info = RetryInfo(cause, attempt=self.output_retries)
+        if call is None:
+            return RetryFeedbackPart(content=content, retry=info)
+        return _retried(call, content, info)
+
+    @staticmethod
+    def _tool_return(call: ToolCallPart, content: Any) -> ToolReturnPart:
+        return ToolReturnPart(
+            tool_name=call.tool_name, content=content, tool_call_id=call.tool_call_id
+        )
+
+    # ---------------------------------------------------------------- tools
+
+    async def _call_tool(self, call: ToolCallPart, tools: dict[str, Any]) -> ToolReturnPart:
+        tool = tools.get(call.tool_name)
+        if tool is None:
+            names = ", ".join(repr(n) for n in sorted(tools)) or "none"
+            return self._tool_retry(
+                call,
+                f"Unknown tool name: {call.tool_name!r}. Available tools: {names}",
+                self.max_retries,
+                "unknown_tool",
+            )
+        self.usage.tool_calls += 1
+        try:
+            args = _validate_args(tool.args_validator, call)
+            ctx = dataclasses.replace(
+                self.ctx,
+                tool_name=call.tool_name,
+                tool_call_id=call.tool_call_id,
+                retry=self.tool_retries.get(call.tool_name, 0),
+                max_retries=tool.max_retries,
+            )
+            assert self.toolset is not None
+            result = await self.toolset.call_tool(call.tool_name, args, ctx, tool)
+            for hook in self.hooks:
+                result = await hook.after_tool_call(self.view, call, args, result)
+        except ValidationError as exc:
+            return self._tool_retry(call, _errors(exc), tool.max_retries, "validation_error")
+        except ModelRetry as exc:
+            return self._tool_retry(call, exc.message, tool.max_retries, "model_retry")
+        return self._tool_return(call, result)
+
+    def _tool_retry(
+        self, call: ToolCallPart, content: Any, max_retries: int, cause: _ToolCause
+    ) -> ToolReturnPart:
+        used = self.tool_retries.get(call.tool_name, 0)
+        if used >= max_retries:
+            raise UnexpectedModelBehavior(
+                f"Tool {call.tool_name!r} exceeded max retries count of {max_retries}"
+            )
+        self.tool_retries[call.tool_name] = used + 1
+        return _retried(call, content, RetryInfo(cause, attempt=used + 1))
+
+
+def _retried(call: ToolCallPart, content: Any, info: RetryInfo[Any]) -> ToolReturnPart:
+    """The answer to ``call`` that sends it back to the model with ``content``."""
+    return ToolReturnPart(
+        tool_name=call.tool_name,
+        content=content,
+        tool_call_id=call.tool_call_id,
+        outcome="retried",
+        retry=info,
+    )
+
+
+def _validate_args(validator: Any, call: ToolCallPart) -> dict[str, Any]:
+    if isinstance(call.args, str | None):
+        result = validator.validate_json(call.args or "{}")
+    else:
+        result = validator.validate_python(call.args_as_dict())
+    return result  # type: ignore[no-any-return]
+
+
+def _errors(exc: ValidationError) -> Any:
+    return exc.errors(include_url=False, include_context=False)
