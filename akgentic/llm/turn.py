@@ -417,11 +417,16 @@ class Turn:
         while True:
             self.ctx.run_step += 1
             tools = await self.toolset.get_tools(self.ctx) if self.toolset is not None else {}
-            for hook in self.hooks:
-                await hook.before_model_request(self.view)
-            request_parts.extend(self._drain_queue())
-            request = ModelRequest(parts=request_parts, timestamp=_now(), run_id=self.run_id)
-            self._keep(request)
+            try:
+                for hook in self.hooks:
+                    await hook.before_model_request(self.view)
+            finally:
+                # Kept even when a hook stops the run (``/stop``): the prompt is not lost,
+                # and the next run's request joins it.
+                request_parts.extend(self._drain_queue())
+                self._keep(
+                    ModelRequest(parts=request_parts, timestamp=_now(), run_id=self.run_id)
+                )
             self.limits.check_before_request(self.usage)
             params = self.output.parameters([t.tool_def for t in tools.values()])
             # The provider-valid shape pydantic-ai sends: adjacent requests (a summary or

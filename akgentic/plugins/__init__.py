@@ -9,35 +9,69 @@ call, never on import.
 
 from __future__ import annotations
 
-from akgentic.plugins.errors import (
-    DuplicatePluginNameError,
-    EssentialPluginError,
-    PluginError,
-    PluginLoadError,
-    UnknownPluginNameError,
-)
-from akgentic.plugins.host import (
-    ENTRY_POINT_GROUP,
-    ESSENTIAL_PLUGINS,
-    PluginHost,
-    PluginInfo,
-    get_host,
-    reset_host,
-    use_host,
-)
-from akgentic.plugins.markers import PROJECT_NAME, hookimpl, hookspec
-from akgentic.plugins.registry import PluginRegistry
-from akgentic.plugins.specs import (
-    KINDS,
-    AgentClassSpec,
-    EmbedderSpec,
-    EventStoreSpec,
-    MessageTypeSpec,
-    SandboxBackendSpec,
-    Spec,
-    ToolCardSpec,
-    VectorBackendSpec,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from akgentic.plugins.errors import (
+        DuplicatePluginNameError,
+        EssentialPluginError,
+        PluginError,
+        PluginLoadError,
+        UnknownPluginNameError,
+    )
+    from akgentic.plugins.host import (
+        ENTRY_POINT_GROUP,
+        ESSENTIAL_PLUGINS,
+        PluginHost,
+        PluginInfo,
+        get_host,
+        reset_host,
+        use_host,
+    )
+    from akgentic.plugins.markers import PROJECT_NAME, hookimpl, hookspec
+    from akgentic.plugins.registry import PluginRegistry
+    from akgentic.plugins.specs import (
+        KINDS,
+        AgentClassSpec,
+        EmbedderSpec,
+        EventStoreSpec,
+        MessageTypeSpec,
+        SandboxBackendSpec,
+        Spec,
+        ToolCardSpec,
+        VectorBackendSpec,
+    )
+
+# Names load on first use: importing the package (as the error classes' importers do)
+# must not pay for discovery machinery (importlib.metadata, pluggy, stevedore).
+_LAZY: dict[str, str] = {
+    "DuplicatePluginNameError": "akgentic.plugins.errors",
+    "EssentialPluginError": "akgentic.plugins.errors",
+    "PluginError": "akgentic.plugins.errors",
+    "PluginLoadError": "akgentic.plugins.errors",
+    "UnknownPluginNameError": "akgentic.plugins.errors",
+    "ENTRY_POINT_GROUP": "akgentic.plugins.host",
+    "ESSENTIAL_PLUGINS": "akgentic.plugins.host",
+    "PluginHost": "akgentic.plugins.host",
+    "PluginInfo": "akgentic.plugins.host",
+    "get_host": "akgentic.plugins.host",
+    "reset_host": "akgentic.plugins.host",
+    "use_host": "akgentic.plugins.host",
+    "PROJECT_NAME": "akgentic.plugins.markers",
+    "hookimpl": "akgentic.plugins.markers",
+    "hookspec": "akgentic.plugins.markers",
+    "PluginRegistry": "akgentic.plugins.registry",
+    "KINDS": "akgentic.plugins.specs",
+    "AgentClassSpec": "akgentic.plugins.specs",
+    "EmbedderSpec": "akgentic.plugins.specs",
+    "EventStoreSpec": "akgentic.plugins.specs",
+    "MessageTypeSpec": "akgentic.plugins.specs",
+    "SandboxBackendSpec": "akgentic.plugins.specs",
+    "Spec": "akgentic.plugins.specs",
+    "ToolCardSpec": "akgentic.plugins.specs",
+    "VectorBackendSpec": "akgentic.plugins.specs",
+}
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -71,4 +105,19 @@ __all__ = [
 
 def get_registry() -> PluginRegistry:
     """The registry of the process-wide plugin host (discovers plugins on first call)."""
+    from akgentic.plugins.host import get_host
+
     return get_host().registry
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'akgentic.plugins' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -312,3 +312,27 @@ def test_the_model_is_given_function_and_output_tools(make_agent: Any) -> None:
     assert [t.name for t in info.function_tools] == ["<lambda>"]
     assert [t.name for t in info.output_tools] == [FINAL_RESULT_TOOL]
     assert info.allow_text_output is False
+
+
+class StopOnce(RunHook):
+    def __init__(self) -> None:
+        self.stopped = False
+
+    async def before_model_request(self, view: RunView) -> None:
+        if not self.stopped:
+            self.stopped = True
+            raise RuntimeError("stopped by the operator")
+
+
+def test_a_run_stopped_before_its_first_request_keeps_the_prompt(make_agent: Any) -> None:
+    agent, fn = make_agent(["answered both"], hooks=[StopOnce()])
+    with pytest.raises(RuntimeError, match="stopped by the operator"):
+        agent.run_sync("first question")
+    assert fn.seen == []
+    assert agent.run_sync("second question") == "answered both"
+    (request,) = fn.seen[0]
+    assert isinstance(request, ModelRequest)
+    assert [p.content for p in request.parts if isinstance(p, UserPromptPart)] == [
+        "first question",
+        "second question",
+    ]
