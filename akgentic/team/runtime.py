@@ -231,7 +231,10 @@ class TeamRuntime(SerializableBaseModel):
         """
         if self._monitor is None:
             raise RuntimeError("this runtime has no activity monitor (build it with TeamFactory)")
-        for sender in list(self._senders.values()):
+        # The entry point always counts: a copy of this runtime (from its dump) sends
+        # through the same entry actor without this object knowing.
+        senders = {self.entry_addr.agent_id: self.entry_addr, **self._senders}
+        for sender in list(senders.values()):
             if sender.is_alive():
                 ProxyWrapper(sender, ask=True, timeout=timeout).get_mailbox()
         self.orchestrator_proxy.get_team()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -233,11 +232,7 @@ def test_a_runtime_round_trips_through_its_dump_back_to_live_addresses(
     rebuilt = TeamRuntime.model_validate(data, context={"actor_system": actor_system})
     assert rebuilt.entry_addr == runtime.entry_addr  # live again: equal to the live address
     rebuilt.send("via the copy")
-    # The copy sends through a sender of its own, which the original's wait_idle does
-    # not know about: wait for the delivery itself.
-    deadline = time.monotonic() + 10
-    while seen(runtime, "@Echo") != ["via the copy"] and time.monotonic() < deadline:
-        time.sleep(0.005)
+    assert runtime.wait_idle(10)  # the original waits for what its copy sent too
     assert seen(runtime, "@Echo") == ["via the copy"]
     unbound = TeamRuntime.model_validate(data)
     with pytest.raises(RuntimeError, match="not bound"):
