@@ -408,7 +408,17 @@ class Turn:
     # ------------------------------------------------------------------ run
 
     async def run(self) -> Any:
-        """Run to the final output and return it."""
+        """Run to the final output and return it.
+
+        The toolset is entered for the whole run, so a toolset with a connection (an
+        MCP server's) opens it once per run rather than once per call.
+        """
+        if self.toolset is None:
+            return await self._run()
+        async with self.toolset:
+            return await self._run()
+
+    async def _run(self) -> Any:
         self.sent.extend(await self._history_to_send())
         request_parts: list[ModelRequestPart] = []
         if not self.history:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo
+from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 
 from akgentic.llm import ModelConfig, ReactAgentConfig, RunUsageLimitError, RunUsageLimits
 from akgentic.llm.budget import RaiseOnLimit
@@ -336,3 +338,39 @@ def test_a_run_stopped_before_its_first_request_keeps_the_prompt(make_agent: Any
         "first question",
         "second question",
     ]
+
+
+@dataclass
+class CountingToolset(WrapperToolset[Any]):
+    """Counts how often the run opens and closes it (as an MCP server's connection)."""
+
+    opened: int = 0
+    closed: int = 0
+
+    async def __aenter__(self) -> CountingToolset:
+        self.opened += 1
+        await super().__aenter__()
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        self.closed += 1
+        return await super().__aexit__(*args)
+
+
+def test_a_toolset_is_opened_once_per_run_and_closed_after(make_agent: Any) -> None:
+    def lookup(city: str) -> str:
+        return f"sunny in {city}"
+
+    toolset = CountingToolset(FunctionToolset([lookup]))
+    agent, fn = make_agent(
+        [
+            calls(ToolCallPart("lookup", {"city": "Oslo"})),
+            calls(ToolCallPart("lookup", {"city": "Rome"})),
+            "both sunny",
+        ],
+        toolsets=[toolset],
+    )
+    assert agent.run_sync("weather?") == "both sunny"
+    assert (toolset.opened, toolset.closed) == (1, 1)
+    returns = parts_of(fn.seen[2], ToolReturnPart)
+    assert [r.content for r in returns] == ["sunny in Oslo", "sunny in Rome"]
