@@ -8,9 +8,9 @@ time it is accessed, so ``import akgentic.llm`` never imports pydantic-ai.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from akgentic._lazy import lazy_exports
 from akgentic.llm.config import (
     AgentUsageLimits,
     CompactionConfig,
@@ -142,14 +142,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'akgentic.llm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -9,8 +9,9 @@ call, never on import.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from akgentic.plugins.errors import (
@@ -110,14 +111,4 @@ def get_registry() -> PluginRegistry:
     return get_host().registry
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'akgentic.plugins' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -14,8 +14,9 @@ each agent. Stores are plugins chosen by URL: :func:`open_event_store` opens
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from akgentic.team.card import TeamCard, TeamCardMember
@@ -150,14 +151,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'akgentic.team' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

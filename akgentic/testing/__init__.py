@@ -20,8 +20,7 @@ package too and are imported lazily, so loading the pytest plugin stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from akgentic._lazy import lazy_exports
 
 __all__ = ["EventStoreContract", "FakeDistributions", "ScriptedLLMServer", "inline_plugin"]
 
@@ -33,8 +32,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'akgentic.testing' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

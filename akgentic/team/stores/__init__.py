@@ -5,8 +5,9 @@ Modules are imported on first use, so importing this package costs nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from akgentic.team.stores.sqlite import SqliteEventStore
@@ -20,8 +21,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
