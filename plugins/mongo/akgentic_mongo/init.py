@@ -10,30 +10,26 @@ Reads the store URL from ``MONGO_URL`` and creates whatever indexes are missing
 
 from __future__ import annotations
 
-import os
 import sys
 
+from akgentic.team.stores.kit import run_initialiser
 from akgentic_mongo import ENV_VAR
+from akgentic_mongo.plugin import init_mongo_store
 
 __all__ = ["main"]
 
 
 def main() -> int:
     """Run the initialiser; returns the process exit code."""
-    url = (os.environ.get(ENV_VAR) or "").strip()
-    if not url:
-        print(f"error: {ENV_VAR} is not set (a mongodb:// store URL)", file=sys.stderr)
-        return 2
-    try:
-        from akgentic_mongo.store import init_schema
-        from akgentic_mongo.url import redact
+    from akgentic_mongo.url import redact
 
-        init_schema(url)
-    except Exception as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"event store indexes ready: {redact(url)}")
-    return 0
+    return run_initialiser(
+        ENV_VAR,
+        url_kind="a mongodb:// store URL",
+        initialise=init_mongo_store,
+        redact=redact,
+        ready="event store indexes ready",
+    )
 
 
 if __name__ == "__main__":

@@ -10,29 +10,26 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from akgentic.plugins import EventStoreSpec, hookimpl
+from akgentic.team.stores.kit import DriverModule
 
 if TYPE_CHECKING:
     from akgentic_mongo.store import MongoEventStore
 
-_MISSING = "the MongoDB event store needs pymongo: pip install pymongo (or akgentic-mongo)"
+_DRIVER = DriverModule(
+    "akgentic_mongo.store",
+    "the MongoDB event store needs pymongo: pip install pymongo (or akgentic-mongo)",
+)
 
 
 def open_mongo_store(url: str) -> MongoEventStore:
     """Open the store a ``mongodb://`` URL names (its database must be initialised)."""
-    try:
-        from akgentic_mongo.store import MongoEventStore
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    return MongoEventStore.from_url(url)
+    store_class: type[MongoEventStore] = _DRIVER.attribute("MongoEventStore")
+    return store_class.from_url(url)
 
 
 def init_mongo_store(url: str) -> None:
     """Create the collections' indexes if missing (idempotent)."""
-    try:
-        from akgentic_mongo.store import init_schema
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    init_schema(url)
+    _DRIVER.attribute("init_schema")(url)
 
 
 @hookimpl

@@ -10,30 +10,26 @@ tables and indexes are missing (safe to run on every deploy). Exit codes:
 
 from __future__ import annotations
 
-import os
 import sys
 
+from akgentic.team.stores.kit import run_initialiser
 from akgentic_postgres import ENV_VAR
+from akgentic_postgres.plugin import init_postgres_store
 
 __all__ = ["main"]
 
 
 def main() -> int:
     """Run the initialiser; returns the process exit code."""
-    url = (os.environ.get(ENV_VAR) or "").strip()
-    if not url:
-        print(f"error: {ENV_VAR} is not set (a postgresql:// store URL)", file=sys.stderr)
-        return 2
-    try:
-        from akgentic_postgres.store import init_schema
-        from akgentic_postgres.url import redact
+    from akgentic_postgres.url import redact
 
-        init_schema(url)
-    except Exception as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"event store schema ready: {redact(url)}")
-    return 0
+    return run_initialiser(
+        ENV_VAR,
+        url_kind="a postgresql:// store URL",
+        initialise=init_postgres_store,
+        redact=redact,
+        ready="event store schema ready",
+    )
 
 
 if __name__ == "__main__":

@@ -10,32 +10,29 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from akgentic.plugins import EventStoreSpec, hookimpl
+from akgentic.team.stores.kit import DriverModule
 
 if TYPE_CHECKING:
     from akgentic_postgres.store import PostgresEventStore
 
-_MISSING = (
-    "the PostgreSQL event store needs psycopg 3 and psycopg_pool: "
-    'pip install "psycopg[binary]" psycopg_pool (or pip install akgentic-postgres)'
+_DRIVER = DriverModule(
+    "akgentic_postgres.store",
+    (
+        "the PostgreSQL event store needs psycopg 3 and psycopg_pool: "
+        'pip install "psycopg[binary]" psycopg_pool (or pip install akgentic-postgres)'
+    ),
 )
 
 
 def open_postgres_store(url: str) -> PostgresEventStore:
     """Open the store a ``postgresql://`` URL names (its database must be initialised)."""
-    try:
-        from akgentic_postgres.store import PostgresEventStore
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    return PostgresEventStore.from_url(url)
+    store_class: type[PostgresEventStore] = _DRIVER.attribute("PostgresEventStore")
+    return store_class.from_url(url)
 
 
 def init_postgres_store(url: str) -> None:
     """Create the tables and indexes the URL names if missing (idempotent)."""
-    try:
-        from akgentic_postgres.store import init_schema
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    init_schema(url)
+    _DRIVER.attribute("init_schema")(url)
 
 
 @hookimpl
