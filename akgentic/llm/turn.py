@@ -87,6 +87,9 @@ _EMPTY_RESPONSE = "Your reply had neither text nor a tool call. Answer, or call 
 _WRAPPED = "response"
 
 
+_NOTHING: Any = object()
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -139,14 +142,43 @@ class OutputSpec:
         )
 
     def parse_text(self, text: str) -> Any:
-        """The output in ``text`` (JSON, possibly inside a Markdown fence or prose)."""
+        """The output in ``text`` (JSON, possibly inside a Markdown fence or prose).
+
+        When the output type has a ``merge(outputs)`` class method and the text is
+        several JSON objects back to back (some models split their answer into a
+        commentary and a final part), each is validated and the results merged.
+        """
         try:
             return self._validate_json(text)
         except ValidationError:
+            merged = self._merge_objects(text)
+            if merged is not _NOTHING:
+                return merged
             start, end = text.find("{"), text.rfind("}")
             if start < 0 or end <= start or (start == 0 and end == len(text) - 1):
                 raise
             return self._validate_json(text[start : end + 1])
+
+    def _merge_objects(self, text: str) -> Any:
+        """The merge of back-to-back JSON objects in ``text``, or ``_NOTHING``."""
+        merge = getattr(self.output_type, "merge", None)
+        if not callable(merge) or self.adapter is None:
+            return _NOTHING
+        decoder = json.JSONDecoder()
+        objects: list[Any] = []
+        index, size = 0, len(text)
+        while index < size:
+            if text[index].isspace():
+                index += 1
+                continue
+            try:
+                value, index = decoder.raw_decode(text, index)
+            except ValueError:
+                return _NOTHING
+            objects.append(value)
+        if len(objects) < 2:
+            return _NOTHING
+        return merge([self.adapter.validate_python(value) for value in objects])
 
     def parse_call(self, call: ToolCallPart) -> Any:
         """The output carried by an output-tool call's arguments."""
@@ -329,7 +361,6 @@ class SystemPrompt:
 # ------------------------------------------------------------------------ turn
 
 
-_NOTHING: Any = object()
 _Cause = Literal["validation_error", "model_retry", "no_output"]
 _ToolCause = Literal["validation_error", "model_retry", "unknown_tool"]
 

@@ -374,3 +374,19 @@ def test_a_toolset_is_opened_once_per_run_and_closed_after(make_agent: Any) -> N
     assert (toolset.opened, toolset.closed) == (1, 1)
     returns = parts_of(fn.seen[2], ToolReturnPart)
     assert [r.content for r in returns] == ["sunny in Oslo", "sunny in Rome"]
+
+
+def test_back_to_back_json_outputs_are_merged_when_the_type_can_merge(make_agent: Any) -> None:
+    from akgentic.agent.output_models import Request, StructuredOutput
+
+    first = Request(message_type="notification", message="on it", recipient="@Human")
+    final_ = Request(message_type="response", message="done", recipient="@Human")
+    commentary = StructuredOutput(messages=[first]).model_dump_json()
+    answer = StructuredOutput(messages=[first, final_]).model_dump_json()
+    agent, fn = make_agent([commentary + "\n" + answer], config("openai"))
+    output = agent.run_sync("go", output_type=StructuredOutput)
+    assert output == StructuredOutput(messages=[first, final_])
+    assert len(fn.seen) == 1  # accepted as it came, no retry
+
+    plain, _ = make_agent(['{"text": "a"}{"text": "b"}', '{"text": "c"}'], config("openai"))
+    assert plain.run_sync("go", output_type=Answer) == Answer(text="c")  # no merge: retried
