@@ -7,6 +7,8 @@ from typing import Final, Literal, TypeAlias
 
 from pydantic import BaseModel, Field
 
+from akgentic.llm.output import MergeableOutput
+
 __all__ = ["REPLY_PROTOCOLS", "Intent", "Request", "StructuredOutput"]
 
 Intent: TypeAlias = Literal["request", "response", "notification", "instruction", "acknowledgment"]
@@ -47,7 +49,7 @@ class Request(BaseModel):
     )
 
 
-class StructuredOutput(BaseModel):
+class StructuredOutput(MergeableOutput):
     """Everything the agent sends at the end of its turn; an empty list sends nothing."""
 
     messages: list[Request] = Field(

@@ -40,6 +40,7 @@ from akgentic.llm.events import (
     ToolCallEvent,
     ToolReturnEvent,
 )
+from akgentic.llm.output import MergeableOutput
 from akgentic.llm.prompts import (
     PromptTemplate,
     current_datetime_prompt,
@@ -65,10 +66,13 @@ if TYPE_CHECKING:
         estimate_cost,
     )
     from akgentic.llm.providers import create_model, create_model_settings, get_output_type
+    from akgentic.llm.turn import RunHook, RunView
 
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
+    "RunHook": "akgentic.llm.turn",
+    "RunView": "akgentic.llm.turn",
     "ReactAgent": "akgentic.llm.agent",
     "UserPrompt": "akgentic.llm.agent",
     "DEFAULT_CONCLUSION_REASON": "akgentic.llm.budget",
@@ -111,6 +115,7 @@ __all__ = [
     "LlmMessageEvent",
     "LlmSystemPromptEvent",
     "LlmUsageEvent",
+    "MergeableOutput",
     "ModelConfig",
     "ModelSwitchError",
     "ModelUsage",
@@ -118,9 +123,11 @@ __all__ = [
     "PromptTemplate",
     "ReactAgent",
     "ReactAgentConfig",
+    "RunHook",
     "RunUsageLimitError",
     "RunUsageLimits",
     "RunUsageSummary",
+    "RunView",
     "RuntimeConfig",
     "SystemPromptPartSnapshot",
     "ToolCallEvent",

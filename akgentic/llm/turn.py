@@ -144,9 +144,9 @@ class OutputSpec:
     def parse_text(self, text: str) -> Any:
         """The output in ``text`` (JSON, possibly inside a Markdown fence or prose).
 
-        When the output type has a ``merge(outputs)`` class method and the text is
-        several JSON objects back to back (some models split their answer into a
-        commentary and a final part), each is validated and the results merged.
+        When the output type has a ``merge(outputs)`` class method (see
+        :class:`~akgentic.llm.output.MergeableOutput`) and the text is several JSON
+        objects back to back, each is validated and the results merged.
         """
         try:
             return self._validate_json(text)
