@@ -14,21 +14,41 @@ project that has akgentic installed gets these fixtures without configuration:
   (:class:`~akgentic.testing.llm_server.ScriptedLLMServer`) for offline
   end-to-end runs of real LLM clients.
 
-Contract kits for each plugin kind (``EventStoreContract``...) live in this
-package too and are imported lazily, so loading the pytest plugin stays cheap.
+Contract kits for each plugin kind live in this package too and are imported
+lazily, so loading the pytest plugin stays cheap. An implementation subclasses its
+kit in its own test suite:
+
+- ``EventStoreContract``: every event store (say where fresh storage lives);
+- ``ToolCardContract``: every tool card (give the card with every capability on,
+  and the name and plugin that register it).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from akgentic._lazy import lazy_exports
 
-__all__ = ["EventStoreContract", "FakeDistributions", "ScriptedLLMServer", "inline_plugin"]
+if TYPE_CHECKING:
+    from akgentic.testing.event_store_contract import EventStoreContract
+    from akgentic.testing.llm_server import ScriptedLLMServer
+    from akgentic.testing.plugins import FakeDistributions, inline_plugin
+    from akgentic.testing.tool_card_contract import ToolCardContract
+
+__all__ = [
+    "EventStoreContract",
+    "FakeDistributions",
+    "ScriptedLLMServer",
+    "ToolCardContract",
+    "inline_plugin",
+]
 
 _LAZY = {
     "FakeDistributions": "akgentic.testing.plugins",
     "inline_plugin": "akgentic.testing.plugins",
     "ScriptedLLMServer": "akgentic.testing.llm_server",
     "EventStoreContract": "akgentic.testing.event_store_contract",
+    "ToolCardContract": "akgentic.testing.tool_card_contract",
 }
 
 
