@@ -6,16 +6,28 @@ contains), or a name registered by a plugin through ``akgentic_agent_classes``
 / ``akgentic_message_types`` (message types also answer to their ``aliases``).
 The plugin registry is only consulted when an import cannot answer, so loading a
 card written with dotted paths never triggers plugin discovery.
+
+The ``aliases`` also answer for stored payloads: this module registers them with
+the serializer (:func:`~akgentic.core.utils.serializer.add_import_fallback`), so an
+event logged while a message class lived at a former path still loads.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
-from akgentic.core.utils.serializer import TYPE_KEY, UnresolvableClassError, import_class
+from akgentic.core.utils.serializer import (
+    TYPE_KEY,
+    UnresolvableClassError,
+    add_import_fallback,
+    import_class,
+)
 
 __all__ = ["resolve_agent_class", "resolve_class", "resolve_message_type"]
+
+logger = logging.getLogger(__name__)
 
 
 def _registered_agent_class(name: str) -> type | None:
@@ -36,6 +48,26 @@ def _registered_message_type(name: str) -> type | None:
         if name in candidate.aliases:
             return candidate.message_class
     return None
+
+
+def _moved_message_type(path: str) -> type | None:
+    """The registered message type whose former class paths (``aliases``) include ``path``."""
+    from akgentic.plugins import get_registry
+
+    try:
+        specs = get_registry().message_types()
+    except Exception:
+        # The caller then reports the stale path as unresolvable, which replay
+        # tolerates for list elements; a plugin problem must not turn it into another error.
+        logger.warning("message type aliases unavailable while resolving %r", path, exc_info=True)
+        return None
+    for spec in specs.values():
+        if path in spec.aliases:
+            return spec.message_class
+    return None
+
+
+add_import_fallback(_moved_message_type)
 
 
 def _registered_names(kind: str) -> list[str]:

@@ -20,7 +20,12 @@ kit in its own test suite:
 
 - ``EventStoreContract``: every event store (say where fresh storage lives);
 - ``ToolCardContract``: every tool card (give the card with every capability on,
-  and the name and plugin that register it).
+  and the name and plugin that register it);
+- ``AgentClassContract``: every agent class a team card can name (give the class,
+  a config to start it with, a sample of each message it handles, and the name and
+  plugin that register it);
+- ``MessageTypeContract``: every message type that can reach an event log (give a
+  sample message, and the name and plugin that register it).
 """
 
 from __future__ import annotations
@@ -30,14 +35,18 @@ from typing import TYPE_CHECKING
 from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from akgentic.testing.agent_class_contract import AgentClassContract
     from akgentic.testing.event_store_contract import EventStoreContract
     from akgentic.testing.llm_server import ScriptedLLMServer
+    from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
     from akgentic.testing.tool_card_contract import ToolCardContract
 
 __all__ = [
+    "AgentClassContract",
     "EventStoreContract",
     "FakeDistributions",
+    "MessageTypeContract",
     "ScriptedLLMServer",
     "ToolCardContract",
     "inline_plugin",
@@ -49,6 +58,8 @@ _LAZY = {
     "ScriptedLLMServer": "akgentic.testing.llm_server",
     "EventStoreContract": "akgentic.testing.event_store_contract",
     "ToolCardContract": "akgentic.testing.tool_card_contract",
+    "AgentClassContract": "akgentic.testing.agent_class_contract",
+    "MessageTypeContract": "akgentic.testing.message_type_contract",
 }
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "DeserializeContext",
     "SerializableBaseModel",
     "UnresolvableClassError",
+    "add_import_fallback",
     "class_path",
     "deserialize_object",
     "get_field_serializers_map",
@@ -77,6 +78,7 @@ class DeserializeContext(Protocol):
 
 _class_paths: dict[type, str] = {}
 _imported: dict[str, Any] = {}
+_fallbacks: list[Callable[[str], Any]] = []
 
 
 def class_path(cls: type) -> str:
@@ -107,14 +109,40 @@ def import_class(path: str) -> Any:
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if missing and (module_name == missing or module_name.startswith(missing + ".")):
+            moved = _moved(path)
+            if moved is not None:
+                return moved
             raise UnresolvableClassError(f"cannot resolve '{path}': no module '{missing}'") from exc
         raise
     try:
         found = getattr(module, attr)
     except AttributeError as exc:
+        moved = _moved(path)
+        if moved is not None:
+            return moved
         raise UnresolvableClassError(f"cannot resolve '{path}': {exc}") from exc
     _imported[path] = found
     return found
+
+
+def add_import_fallback(fallback: Callable[[str], Any]) -> None:
+    """Let ``fallback(path)`` answer for class paths that no longer import.
+
+    :func:`import_class` asks the fallbacks, in the order they were added, only
+    once the import itself has failed, and uses the first answer that is not
+    None. Answers are not cached: what a fallback knows may change (the team
+    layer answers with the former paths plugins declare, ``MessageTypeSpec.aliases``).
+    """
+    if fallback not in _fallbacks:
+        _fallbacks.append(fallback)
+
+
+def _moved(path: str) -> Any:
+    for fallback in _fallbacks:
+        found = fallback(path)
+        if found is not None:
+            return found
+    return None
 
 
 def is_uuid_canonical(value: str) -> bool:
