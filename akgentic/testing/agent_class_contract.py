@@ -55,7 +55,6 @@ reply or on a condition, bounded by ``timeout``.
 from __future__ import annotations
 
 import copy
-import importlib
 import inspect
 import json
 import threading
@@ -99,6 +98,7 @@ from akgentic.team.models import AgentStateSnapshot
 from akgentic.team.resolve import resolve_agent_class
 from akgentic.team.stores.codec import decode_state, encode_state
 from akgentic.team.stores.sqlite import SqliteEventStore
+from akgentic.testing.contract_plugin import register_contract_plugin
 
 __all__ = [
     "UNKNOWN_FIELD",
@@ -298,15 +298,14 @@ class AgentClassContract:
 
     @pytest.fixture(autouse=True)
     def _agent_plugin(self, register_plugin: Callable[..., PluginInfo]) -> None:
-        # Every test runs in an isolated host, so what is installed around the test
-        # can neither hide a missing registration nor add a clashing one.
-        if (self.agent_name is None) != (self.plugin is None):
-            pytest.fail(
-                f"{type(self).__name__} sets only one of agent_name and plugin: set both "
-                "for a registered class, neither for an unregistered one"
-            )
-        if self.plugin is not None:
-            register_plugin(_load(self.plugin), f"contract-{self.agent_name}")
+        register_contract_plugin(
+            self,
+            self.agent_name,
+            self.plugin,
+            register_plugin,
+            name_attribute="agent_name",
+            what="class",
+        )
 
     @pytest.fixture
     def contract_team(self) -> Iterator[ContractTeam]:
@@ -771,7 +770,3 @@ class AgentClassContract:
         )
         assert loaded == card, f"the card changed through YAML:\n{text}"
         assert TeamCard.from_yaml(loaded.to_yaml()) == card
-
-
-def _load(plugin: object) -> object:
-    return importlib.import_module(plugin) if isinstance(plugin, str) else plugin

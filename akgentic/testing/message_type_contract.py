@@ -36,7 +36,6 @@ card and in a stored event log alike.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -77,6 +76,7 @@ from akgentic.team.stores.codec import decode_event, encode_event, loads
 from akgentic.team.subscribers.persistence import PersistenceSubscriber
 from akgentic.team.urls import open_event_store
 from akgentic.testing.agent_class_contract import ContractPeer
+from akgentic.testing.contract_plugin import register_contract_plugin
 
 __all__ = ["UNKNOWN_KEY", "MessageTypeContract", "stamped"]
 
@@ -124,10 +124,6 @@ def _with_marker(data: Any, old: str, new: str) -> Any:
     return data
 
 
-def _load(plugin: object) -> object:
-    return importlib.import_module(plugin) if isinstance(plugin, str) else plugin
-
-
 class MessageTypeContract:
     """The message type contract as pytest tests; subclass it (see the module docstring)."""
 
@@ -149,15 +145,14 @@ class MessageTypeContract:
 
     @pytest.fixture(autouse=True)
     def _message_plugin(self, register_plugin: Callable[..., PluginInfo]) -> None:
-        # Every test runs in an isolated host, so what is installed around the test
-        # can neither hide a missing registration nor add a clashing one.
-        if (self.message_name is None) != (self.plugin is None):
-            pytest.fail(
-                f"{type(self).__name__} sets only one of message_name and plugin: set both "
-                "for a registered message type, neither for an unregistered one"
-            )
-        if self.plugin is not None:
-            register_plugin(_load(self.plugin), f"contract-{self.message_name}")
+        register_contract_plugin(
+            self,
+            self.message_name,
+            self.plugin,
+            register_plugin,
+            name_attribute="message_name",
+            what="message type",
+        )
 
     # -- helpers ----------------------------------------------------------
     def spec(self) -> MessageTypeSpec | None:

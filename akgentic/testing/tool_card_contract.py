@@ -46,7 +46,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import gc
-import importlib
 import inspect
 import json
 import types
@@ -72,6 +71,7 @@ from akgentic.core.messages.message import Message
 from akgentic.core.utils.serializer import MODEL_KEY, class_path
 from akgentic.llm.turn import FINAL_RESULT_TOOL
 from akgentic.plugins import PluginInfo, ToolCardSpec, get_registry
+from akgentic.testing.contract_plugin import register_contract_plugin
 from akgentic.tool.commands.registry import CommandRegistry
 from akgentic.tool.core.card import CARD_KEY, ToolCard
 from akgentic.tool.core.catalog import (
@@ -377,19 +377,14 @@ class ToolCardContract:
 
     @pytest.fixture(autouse=True)
     def _card_plugin(self, register_plugin: Callable[..., PluginInfo]) -> None:
-        # Every test runs in an isolated host, so what is installed around the test
-        # can neither hide a missing registration nor add a clashing one.
-        if (self.card_name is None) != (self.plugin is None):
-            pytest.fail(
-                f"{type(self).__name__} sets only one of card_name and plugin: set both "
-                "for a registered card, neither for an unregistered one"
-            )
-        if self.plugin is None:
-            return
-        plugin = self.plugin
-        if isinstance(plugin, str):
-            plugin = importlib.import_module(plugin)
-        register_plugin(plugin, f"contract-{self.card_name}")
+        register_contract_plugin(
+            self,
+            self.card_name,
+            self.plugin,
+            register_plugin,
+            name_attribute="card_name",
+            what="card",
+        )
 
     def make_observer(self) -> ToolObserver:
         """A new agent stand-in; the caller must keep it referenced while it is used."""
