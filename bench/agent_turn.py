@@ -132,7 +132,7 @@ def bare_request() -> Callable[[int], float]:
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
     from akgentic.agent import StructuredOutput
-    from akgentic.llm.turn import OutputSpec
+    from akgentic.llm.output_spec import OutputSpec
 
     response = instant_reply("@Manager", "response", "Did it.")
 

@@ -44,7 +44,7 @@ from akgentic.tool.team import TeamTool
 if TYPE_CHECKING:
     from akgentic.llm.agent import ReactAgent
     from akgentic.llm.pricing import AgentUsageSummary
-    from akgentic.llm.turn import RunHook
+    from akgentic.llm.run_hooks import RunHook
     from akgentic.tool.commands import CommandRegistry
 
 __all__ = ["BaseAgent"]
@@ -154,7 +154,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         return None
 
     def extra_hooks(self) -> list[RunHook]:
-        """More run hooks (:class:`~akgentic.llm.turn.RunHook`) to call after the built-in ones."""
+        """More run hooks (:class:`~akgentic.llm.run_hooks.RunHook`), called after the built-ins."""
         return []
 
     # ------------------------------------------------------------ accessors

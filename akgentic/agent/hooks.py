@@ -20,7 +20,7 @@ from pydantic_ai import ModelRetry
 
 from akgentic.agent.output_models import StructuredOutput
 from akgentic.core.messages.message import CancelMessage, Message
-from akgentic.llm.turn import RunHook, RunView
+from akgentic.llm.run_hooks import RunHook, RunView
 from akgentic.tool.mailbox import (
     ABSORBED_PREFIX,
     ARRIVAL_CLOSING,

@@ -66,13 +66,13 @@ if TYPE_CHECKING:
         estimate_cost,
     )
     from akgentic.llm.providers import create_model, create_model_settings, get_output_type
-    from akgentic.llm.turn import RunHook, RunView
+    from akgentic.llm.run_hooks import RunHook, RunView
 
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
-    "RunHook": "akgentic.llm.turn",
-    "RunView": "akgentic.llm.turn",
+    "RunHook": "akgentic.llm.run_hooks",
+    "RunView": "akgentic.llm.run_hooks",
     "ReactAgent": "akgentic.llm.agent",
     "UserPrompt": "akgentic.llm.agent",
     "DEFAULT_CONCLUSION_REASON": "akgentic.llm.budget",

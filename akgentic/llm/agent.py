@@ -65,9 +65,11 @@ from akgentic.llm.events import (
     LlmSystemPromptEvent,
     LlmUsageEvent,
 )
+from akgentic.llm.output_spec import OutputSpec
 from akgentic.llm.pricing import estimate_cost
 from akgentic.llm.providers import create_model
-from akgentic.llm.turn import OutputSpec, RunHook, SystemPrompt, Turn
+from akgentic.llm.run_hooks import RunHook
+from akgentic.llm.turn import SystemPrompt, Turn
 
 __all__ = ["ReactAgent", "UserPrompt"]
 
@@ -155,7 +157,7 @@ class ReactAgent(Generic[DepsT]):
     pydantic-ai toolsets (an MCP server's, for instance). ``model`` replaces the
     model built from ``config.model_cfg`` (tests pass a pydantic-ai
     ``FunctionModel``). ``observer`` receives every LLM event; ``hooks``
-    (:class:`~akgentic.llm.turn.RunHook`) are called inside every run.
+    (:class:`~akgentic.llm.run_hooks.RunHook`) are called inside every run.
     """
 
     def __init__(

@@ -37,14 +37,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import json
-import threading
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from pydantic_ai import RunContext
 from pydantic_ai.exceptions import ModelRetry, UnexpectedModelBehavior
 from pydantic_ai.messages import (
@@ -61,30 +59,21 @@ from pydantic_ai.messages import (
     UserPromptPart,
     repair_messages,
 )
-from pydantic_ai.models import Model, ModelRequestParameters
-from pydantic_ai.output import OutputObjectDefinition
-from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.models import Model
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-__all__ = [
-    "FINAL_RESULT_TOOL",
-    "EndStrategy",
-    "OutputSpec",
-    "RunHook",
-    "RunView",
-    "SystemPrompt",
-    "Turn",
-]
+from akgentic.llm.output_spec import OutputSpec
+from akgentic.llm.run_hooks import RunHook, RunView
+
+__all__ = ["EndStrategy", "SystemPrompt", "Turn"]
 
 EndStrategy = Literal["early", "graceful", "exhaustive"]
 
-FINAL_RESULT_TOOL = "final_result"
 _FINAL_PROCESSED = "Final result processed."
 _OUTPUT_SKIPPED = "Output tool not used - a final result was already processed."
 _TOOL_SKIPPED = "Tool not executed - a final result was already processed."
 _EMPTY_RESPONSE = "Your reply had neither text nor a tool call. Answer, or call a tool."
-_WRAPPED = "response"
 
 
 _NOTHING: Any = object()
@@ -92,240 +81,6 @@ _NOTHING: Any = object()
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-# ---------------------------------------------------------------------- output
-
-
-@dataclasses.dataclass(frozen=True)
-class OutputSpec:
-    """How a run asks for its final output and how it reads it.
-
-    ``str`` is plain text. Any other type is structured: with ``native`` the model
-    is asked to answer in JSON matching the schema (``response_format``), otherwise
-    it gets an output tool named ``final_result``; in both modes text that
-    validates is accepted as well. A type whose JSON schema is not an object is
-    wrapped in ``{"response": ...}`` on the wire.
-    """
-
-    output_type: Any
-    native: bool
-    adapter: TypeAdapter[Any] | None
-    wrapped: bool
-    object_def: OutputObjectDefinition | None
-    tool_def: ToolDefinition | None
-
-    @property
-    def structured(self) -> bool:
-        """False for plain text output."""
-        return self.adapter is not None
-
-    def parameters(self, function_tools: list[ToolDefinition]) -> ModelRequestParameters:
-        """The request parameters for one model request."""
-        if not self.structured:
-            return ModelRequestParameters(
-                function_tools=function_tools, output_mode="text", allow_text_output=True
-            )
-        if self.native:
-            return ModelRequestParameters(
-                function_tools=function_tools,
-                output_mode="native",
-                output_object=self.object_def,
-                allow_text_output=True,
-            )
-        assert self.tool_def is not None
-        return ModelRequestParameters(
-            function_tools=function_tools,
-            output_mode="tool",
-            output_tools=[self.tool_def],
-            allow_text_output=False,
-        )
-
-    def parse_text(self, text: str) -> Any:
-        """The output in ``text`` (JSON, possibly inside a Markdown fence or prose).
-
-        When the output type has a ``merge(outputs)`` class method (see
-        :class:`~akgentic.llm.output.MergeableOutput`) and the text is several JSON
-        objects back to back, each is validated and the results merged.
-        """
-        try:
-            return self._validate_json(text)
-        except ValidationError:
-            merged = self._merge_objects(text)
-            if merged is not _NOTHING:
-                return merged
-            start, end = text.find("{"), text.rfind("}")
-            if start < 0 or end <= start or (start == 0 and end == len(text) - 1):
-                raise
-            return self._validate_json(text[start : end + 1])
-
-    def _merge_objects(self, text: str) -> Any:
-        """The merge of back-to-back JSON objects in ``text``, or ``_NOTHING``."""
-        merge = getattr(self.output_type, "merge", None)
-        if not callable(merge) or self.adapter is None:
-            return _NOTHING
-        decoder = json.JSONDecoder()
-        objects: list[Any] = []
-        index, size = 0, len(text)
-        while index < size:
-            if text[index].isspace():
-                index += 1
-                continue
-            try:
-                value, index = decoder.raw_decode(text, index)
-            except ValueError:
-                return _NOTHING
-            objects.append(value)
-        if len(objects) < 2:
-            return _NOTHING
-        return merge([self.adapter.validate_python(value) for value in objects])
-
-    def parse_call(self, call: ToolCallPart) -> Any:
-        """The output carried by an output-tool call's arguments."""
-        args = call.args if isinstance(call.args, str | None) else call.args_as_dict()
-        if isinstance(args, dict):
-            assert self.adapter is not None
-            value = args
-            if self.wrapped:
-                value = args.get(_WRAPPED, args)
-            return self.adapter.validate_python(value)
-        return self._validate_json(args or "{}")
-
-    def _validate_json(self, text: str) -> Any:
-        assert self.adapter is not None
-        if not self.wrapped:
-            return self.adapter.validate_json(text)
-        try:
-            envelope = json.loads(text)
-        except ValueError:
-            return self.adapter.validate_json(text)  # raises the ValidationError the model reads
-        if isinstance(envelope, dict) and _WRAPPED in envelope:
-            return self.adapter.validate_python(envelope[_WRAPPED])
-        return self.adapter.validate_python(envelope)
-
-    @staticmethod
-    def for_type(output_type: Any, *, native: bool) -> OutputSpec:
-        """The spec for ``output_type``, shared: building the JSON schema is the costly part.
-
-        ``native`` asks for JSON-schema output instead of an output tool.
-        """
-        key = (output_type, native)
-        try:
-            with _spec_lock:
-                cached = _specs.get(key)
-        except TypeError:  # an unhashable output type: build every time
-            return _build_spec(output_type, native)
-        if cached is None:
-            cached = _build_spec(output_type, native)
-            with _spec_lock:
-                _specs[key] = cached
-        return cached
-
-
-_spec_lock = threading.Lock()
-_specs: dict[tuple[Any, bool], OutputSpec] = {}
-
-
-def _build_spec(output_type: Any, native: bool) -> OutputSpec:
-    if output_type is None or output_type is str:
-        return OutputSpec(str, False, None, False, None, None)
-    adapter: TypeAdapter[Any] = TypeAdapter(output_type)
-    schema = adapter.json_schema()
-    wrapped = schema.get("type") != "object"
-    if wrapped:
-        schema = {
-            "type": "object",
-            "properties": {_WRAPPED: schema},
-            "required": [_WRAPPED],
-        }
-    name = getattr(output_type, "__name__", None)
-    doc = inspect.getdoc(output_type) if inspect.isclass(output_type) else None
-    description = doc if doc and output_type.__doc__ is not None else None
-    if native:
-        return OutputSpec(
-            output_type,
-            True,
-            adapter,
-            wrapped,
-            OutputObjectDefinition(
-                json_schema=schema, name=name, description=description, strict=True
-            ),
-            None,
-        )
-    tool = ToolDefinition(
-        name=FINAL_RESULT_TOOL,
-        parameters_json_schema=schema,
-        description=description or "The final response which ends this conversation",
-        kind="output",
-    )
-    return OutputSpec(output_type, False, adapter, wrapped, None, tool)
-
-
-# ----------------------------------------------------------------------- hooks
-
-
-class RunView:
-    """What a :class:`RunHook` sees of the run it is called in.
-
-    ``ctx`` is the pydantic-ai ``RunContext`` tools receive (``ctx.deps`` is the
-    run's deps). ``enqueue`` adds a note for the model: it travels as a user
-    prompt with the request being built (the one about to be sent, from
-    ``before_model_request``; the next one, from ``after_tool_call``).
-    """
-
-    def __init__(self, turn: Turn) -> None:
-        self._turn = turn
-
-    @property
-    def run_id(self) -> str:
-        return self._turn.run_id
-
-    @property
-    def deps(self) -> Any:
-        return self._turn.ctx.deps
-
-    @property
-    def ctx(self) -> RunContext[Any]:
-        return self._turn.ctx
-
-    @property
-    def output_retries(self) -> int:
-        """Output retries this run has used."""
-        return self._turn.output_retries
-
-    @property
-    def max_output_retries(self) -> int:
-        """Output retries a run may use; an output refused after that ends the run."""
-        return self._turn.max_retries
-
-    @property
-    def usage(self) -> RunUsage:
-        return self._turn.usage
-
-    def enqueue(self, text: str) -> None:
-        """Give the model ``text`` with the request being built."""
-        self._turn.queued.append(text)
-
-
-class RunHook:
-    """Extension points of a run; subclass and override what you need.
-
-    One hook object serves every run of an agent (use ``view.run_id`` to keep
-    per-run state). Exceptions other than ``ModelRetry`` (where allowed) end the run.
-    """
-
-    async def before_model_request(self, view: RunView) -> None:
-        """Called before each model request; may ``view.enqueue`` notes or raise to stop."""
-
-    async def after_tool_call(
-        self, view: RunView, call: ToolCallPart, args: dict[str, Any], result: Any
-    ) -> Any:
-        """Called after a function tool returned; returns what the model is given."""
-        return result
-
-    async def after_output(self, view: RunView, output: Any) -> Any:
-        """Called on a validated final output; raise ``ModelRetry`` to send it back."""
-        return output
 
 
 # -------------------------------------------------------------- system prompts

@@ -69,7 +69,7 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import Message
 from akgentic.core.utils.serializer import MODEL_KEY, class_path
-from akgentic.llm.turn import FINAL_RESULT_TOOL
+from akgentic.llm.output_spec import FINAL_RESULT_TOOL
 from akgentic.plugins import PluginInfo, ToolCardSpec, get_registry
 from akgentic.testing.contract_plugin import register_contract_plugin
 from akgentic.tool.commands.registry import CommandRegistry

@@ -11,7 +11,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, SystemPromptPart, 
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from akgentic.llm.agent import ReactAgent, _as_tool
-from akgentic.llm.turn import OutputSpec
+from akgentic.llm.output_spec import OutputSpec
 
 
 def make_tool(doc: str) -> Any:

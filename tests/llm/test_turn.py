@@ -27,7 +27,8 @@ from akgentic.llm import ModelConfig, ReactAgentConfig, RunUsageLimitError, RunU
 from akgentic.llm.budget import RaiseOnLimit
 from akgentic.llm.config import RuntimeConfig
 from akgentic.llm.events import ToolReturnEvent
-from akgentic.llm.turn import FINAL_RESULT_TOOL, OutputSpec, RunHook, RunView
+from akgentic.llm.output_spec import FINAL_RESULT_TOOL, OutputSpec
+from akgentic.llm.run_hooks import RunHook, RunView
 
 
 class Answer(BaseModel):
