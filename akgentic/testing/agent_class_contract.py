@@ -93,6 +93,7 @@ from akgentic.core.utils.serializer import MODEL_KEY, TYPE_KEY, class_path, impo
 from akgentic.plugins import AgentClassSpec, PluginInfo, get_registry
 from akgentic.team.card import TeamCard, TeamCardMember
 from akgentic.team.card_yaml import dump_yaml
+from akgentic.team.factory import ORCHESTRATOR_NAME
 from akgentic.team.manager import TeamManager
 from akgentic.team.models import AgentStateSnapshot
 from akgentic.team.resolve import resolve_agent_class
@@ -313,7 +314,7 @@ class AgentClassContract:
         system = ActorSystem()
         try:
             address = system.createActor(
-                Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+                Orchestrator, config=BaseConfig(role="Orchestrator", name=ORCHESTRATOR_NAME)
             )
             orchestrator = system.proxy_ask(address, Orchestrator, self.timeout)
             recorder = ContractRecorder()

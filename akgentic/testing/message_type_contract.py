@@ -70,6 +70,7 @@ from akgentic.core.utils.serializer import (
 from akgentic.plugins import MessageTypeSpec, PluginInfo, get_registry
 from akgentic.team.card import TeamCard, TeamCardMember
 from akgentic.team.card_yaml import dump_yaml
+from akgentic.team.factory import ORCHESTRATOR_NAME
 from akgentic.team.models import PersistedEvent
 from akgentic.team.resolve import resolve_message_type
 from akgentic.team.stores.codec import decode_event, encode_event, loads
@@ -294,7 +295,7 @@ class MessageTypeContract:
         system = ActorSystem()
         try:
             address = system.createActor(
-                Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+                Orchestrator, config=BaseConfig(role="Orchestrator", name=ORCHESTRATOR_NAME)
             )
             team_id = address.team_id
             orchestrator = system.proxy_ask(address, Orchestrator, self.timeout)
