@@ -220,9 +220,7 @@ class Turn:
                 # Kept even when a hook stops the run (``/stop``): the prompt is not lost,
                 # and the next run's request joins it.
                 request_parts.extend(self._drain_queue())
-                self._keep(
-                    ModelRequest(parts=request_parts, timestamp=_now(), run_id=self.run_id)
-                )
+                self._keep(ModelRequest(parts=request_parts, timestamp=_now(), run_id=self.run_id))
             self.limits.check_before_request(self.usage)
             params = self.output.parameters([t.tool_def for t in tools.values()])
             # The provider-valid shape pydantic-ai sends: adjacent requests (a summary or
@@ -340,11 +338,9 @@ class Turn:
                     self.usage, tool_calls=self.usage.tool_calls + len(function_calls)
                 )
                 self.limits.check_before_tool_call(projected)
-                retried = False
-                for call in function_calls:
-                    part = await self._call_tool(call, tools)
-                    retried = retried or part.outcome == "retried"
-                    parts.append(part)
+                results = [await self._call_tool(call, tools) for call in function_calls]
+                parts.extend(results)
+                retried = self._settle_retries(function_calls, results)
                 if retried and final is not _NOTHING:
                     final = _NOTHING  # the tool's feedback comes first; the model answers again
                     if final_index >= 0:
@@ -427,8 +423,24 @@ class Turn:
             raise UnexpectedModelBehavior(
                 f"Tool {call.tool_name!r} exceeded max retries count of {max_retries}"
             )
-        self.tool_retries[call.tool_name] = used + 1
         return _retried(call, content, RetryInfo(cause, attempt=used + 1))
+
+    def _settle_retries(
+        self, calls: Sequence[ToolCallPart], results: Sequence[ToolReturnPart]
+    ) -> bool:
+        """Charge this step's failures to the tools' budgets; True if any tool failed.
+
+        As in pydantic-ai: a tool that failed in the step uses one unit of its budget,
+        however many of its calls failed, and a tool that only succeeded starts afresh.
+        """
+        failed = {
+            c.tool_name for c, r in zip(calls, results, strict=True) if r.outcome == "retried"
+        }
+        for name in {c.tool_name for c in calls} - failed:
+            self.tool_retries.pop(name, None)
+        for name in failed:
+            self.tool_retries[name] = self.tool_retries.get(name, 0) + 1
+        return bool(failed)
 
 
 def _retried(call: ToolCallPart, content: Any, info: RetryInfo[Any]) -> ToolReturnPart:

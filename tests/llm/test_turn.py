@@ -391,3 +391,29 @@ def test_back_to_back_json_outputs_are_merged_when_the_type_can_merge(make_agent
 
     plain, _ = make_agent(['{"text": "a"}{"text": "b"}', '{"text": "c"}'], config("openai"))
     assert plain.run_sync("go", output_type=Answer) == Answer(text="c")  # no merge: retried
+
+
+def test_a_tool_budget_counts_failing_steps_and_starts_afresh_after_a_success(
+    make_agent: Any,
+) -> None:
+    outcomes = iter(["fail", "fail", "ok", "fail", "ok"])
+
+    def moody(ctx: RunContext[Any], n: int) -> str:
+        if next(outcomes) == "fail":
+            raise ModelRetry("not now")
+        return "fine"
+
+    agent, fn = make_agent(
+        [
+            # Two failing calls in one step use one unit of a budget of one.
+            calls(ToolCallPart("moody", {"n": 1}), ToolCallPart("moody", {"n": 2})),
+            calls(ToolCallPart("moody", {"n": 3})),  # succeeds: the budget is whole again
+            calls(ToolCallPart("moody", {"n": 4})),  # fails: would exceed without the reset
+            calls(ToolCallPart("moody", {"n": 5})),
+            "done",
+        ],
+        config(retries=1),
+    )
+    agent.tool(moody)
+    assert agent.run_sync("go") == "done"
+    assert len(fn.seen) == 5
