@@ -195,8 +195,10 @@ def round_trips(
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-    from akgentic.agent import AgentConfig, AgentMessage, BaseAgent, HumanProxy
-    from akgentic.core import ActorSystem, AgentCard, BaseConfig, Orchestrator
+    from akgentic.agent import AgentConfig, BaseAgent, HumanProxy
+    from akgentic.agent.messages import AgentMessage
+    from akgentic.core import ActorSystem, BaseConfig, Orchestrator
+    from akgentic.core.agent_card import AgentCard
     from akgentic.llm.agent import ReactAgent
     from akgentic.tool.team import TeamTool
 

@@ -38,8 +38,9 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 from uuid import UUID, uuid4
 
-from akgentic.core import ActorSystem, AgentCard, BaseConfig, BaseState
+from akgentic.core import ActorSystem, BaseConfig, BaseState
 from akgentic.core.agent import Akgent
+from akgentic.core.agent_card import AgentCard
 from akgentic.core.messages.message import UserMessage
 from akgentic.team import (
     EventStore,

@@ -20,7 +20,8 @@ from pydantic import BaseModel
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from akgentic.agent import AgentConfig, AgentMessage, BaseAgent, HumanProxy
+from akgentic.agent import AgentConfig, BaseAgent, HumanProxy
+from akgentic.agent.messages import AgentMessage
 from akgentic.core import ActorSystem, AgentCard, BaseConfig, EventSubscriber, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.messages.message import Message

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from akgentic.agent import AgentConfig, AgentMessage, BaseAgent, HumanProxy, StructuredOutput
+from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, StructuredOutput
+from akgentic.agent.messages import AgentMessage
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import CancelMessage, Message, UserMessage
 from akgentic.llm import PromptTemplate

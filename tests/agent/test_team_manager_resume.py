@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from akgentic.agent import AgentConfig, AgentMessage, BaseAgent, HumanProxy, StructuredOutput
+from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, StructuredOutput
+from akgentic.agent.messages import AgentMessage
 from akgentic.core import ActorSystem, AgentCard, BaseConfig
 from akgentic.testing.llm_server import ScriptedLLMServer, structured
 
