@@ -14,7 +14,7 @@ from akgentic.plugins import PluginError, get_host
 
 __all__ = ["plugins_command"]
 
-_STATUS_STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red"}
+_STATUS_STYLE = {"loaded": "green", "disabled": "yellow", "failed": "red", "conflict": "magenta"}
 
 
 def plugins_command(

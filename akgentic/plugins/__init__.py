@@ -2,9 +2,11 @@
 
 Plugin authors need three names from here: :data:`hookimpl` to mark their hook
 functions, the record types their hooks return (``ToolCardSpec``...), and,
-in tests, the fixtures of :mod:`akgentic.testing`. The kernel asks
-:func:`get_registry` for what is installed; discovery happens on that first
-call, never on import.
+in tests, the fixtures of :mod:`akgentic.testing`. The kernel takes a
+:class:`PluginRegistry` where it needs one and otherwise asks
+:func:`current_registry` (the one :func:`use_registry` installed, else the
+process-wide :func:`get_registry`); discovery happens on the first such call,
+never on import.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
         use_host,
     )
     from akgentic.plugins.markers import PROJECT_NAME, hookimpl, hookspec
-    from akgentic.plugins.registry import PluginRegistry
+    from akgentic.plugins.registry import PluginRegistry, current_registry, use_registry
     from akgentic.plugins.specs import (
         KINDS,
         AgentClassSpec,
@@ -63,6 +65,8 @@ _LAZY: dict[str, str] = {
     "hookimpl": "akgentic.plugins.markers",
     "hookspec": "akgentic.plugins.markers",
     "PluginRegistry": "akgentic.plugins.registry",
+    "current_registry": "akgentic.plugins.registry",
+    "use_registry": "akgentic.plugins.registry",
     "KINDS": "akgentic.plugins.specs",
     "AgentClassSpec": "akgentic.plugins.specs",
     "EmbedderSpec": "akgentic.plugins.specs",
@@ -95,12 +99,14 @@ __all__ = [
     "ToolCardSpec",
     "UnknownPluginNameError",
     "VectorBackendSpec",
+    "current_registry",
     "get_host",
     "get_registry",
     "hookimpl",
     "hookspec",
     "reset_host",
     "use_host",
+    "use_registry",
 ]
 
 

@@ -36,14 +36,25 @@ class EssentialPluginError(PluginError):
 class DuplicatePluginNameError(PluginError):
     """Two plugins registered the same name for the same kind of thing."""
 
-    def __init__(self, kind: str, name: str, first: str, second: str) -> None:
+    def __init__(
+        self, kind: str, name: str, first: str, second: str, *, plugins: tuple[str, str] = ("", "")
+    ) -> None:
         self.kind = kind
         self.name = name
         self.first = first
         self.second = second
+        #: The two plugin names (empty when not known), for ``AKGENTIC_DISABLE_PLUGINS``.
+        self.plugins = plugins
+        names = [plugin for plugin in plugins if plugin]
+        if len(names) == 2:
+            how = (
+                f"disable one of them (AKGENTIC_DISABLE_PLUGINS={names[0]} or "
+                f"AKGENTIC_DISABLE_PLUGINS={names[1]}) or uninstall it"
+            )
+        else:
+            how = "uninstall or disable one of them (AKGENTIC_DISABLE_PLUGINS)"
         super().__init__(
-            f"{kind} name {name!r} is registered twice: by {first} and by {second}; "
-            "uninstall or disable one of them (AKGENTIC_DISABLE_PLUGINS)"
+            f"{kind} name {name!r} is registered twice: by {first} and by {second}; {how}"
         )
 
 

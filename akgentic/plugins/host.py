@@ -4,17 +4,27 @@ Start-up order (documented in docs/plugins.md):
 
 1. The hook specifications of :mod:`akgentic.plugins.hookspecs` are added to a
    fresh pluggy ``PluginManager``.
-2. The ``akgentic`` entry-point group is enumerated (no plugin is imported yet);
-   each entry point is tagged built-in when its distribution is ``akgentic``.
+2. The ``akgentic`` entry-point group is enumerated, once (no plugin is
+   imported yet); each entry point is tagged built-in when its distribution is
+   ``akgentic``. A name declared by a built-in and by another distribution
+   keeps the built-in: the other one is recorded as failed. A name declared by
+   several third-party distributions is ambiguous: recorded as failed.
 3. Selection is applied: ``AKGENTIC_PLUGINS`` keeps only the named plugins
    (essential built-ins are always kept), ``AKGENTIC_DISABLE_PLUGINS`` drops the
-   named ones (disabling an essential built-in is an error).
-4. The selected entry points are loaded one by one through stevedore, built-ins
-   first, then third-party plugins, each group in name order. An import failure
-   is recorded on that plugin and skipped (an error in strict mode).
+   named ones (disabling an essential built-in is an error; naming a plugin
+   that is not installed is a warning).
+4. The selected entry points, exactly those enumerated in step 2, are loaded one
+   by one through stevedore, built-ins first, then third-party plugins, each
+   group in name order. An import failure is recorded on that plugin and
+   skipped (an error in strict mode).
 5. Each loaded module is registered into the plugin manager; a registration
    failure (bad hook signature, unknown hook name) is recorded the same way.
-6. Registries per kind are built lazily, on the first lookup of that kind.
+6. Registries per kind are built lazily, on the first lookup of that kind; each
+   record is checked then (:meth:`~akgentic.plugins.specs.Spec.check`).
+
+Loading is all or nothing: when it raises (an essential built-in disabled,
+strict mode), the host is left empty and unloaded, so the next call raises the
+same error instead of running with no plugin at all.
 
 Nothing here runs on ``import akgentic``: the host is created by the first call
 to :func:`get_host` and cached for the process; :func:`reset_host` drops it
@@ -60,7 +70,9 @@ KERNEL_DISTRIBUTION = "akgentic"
 #: Built-in plugins the kernel cannot run without; they refuse to be disabled.
 ESSENTIAL_PLUGINS = frozenset({"core"})
 
-PluginStatus = Literal["loaded", "disabled", "failed"]
+#: ``conflict``: loaded, but something it provides is also claimed by another party
+#: (see :attr:`PluginInfo.conflicts`); the plugin's hooks still run.
+PluginStatus = Literal["loaded", "disabled", "failed", "conflict"]
 
 
 @dataclass
@@ -76,11 +88,19 @@ class PluginInfo:
     hooks: list[str] = field(default_factory=list)
     provides: dict[str, list[str]] = field(default_factory=dict)
     entry_point: str = ""
+    #: One line per clash with another party (a plugin, a built-in command); while
+    #: the status is ``conflict``, ``error`` joins them.
+    conflicts: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
         """``name (distribution)`` for error messages."""
         return f"plugin {self.name!r} ({self.distribution or 'not installed'})"
+
+    @property
+    def active(self) -> bool:
+        """Whether its hooks run: ``loaded``, or loaded with a ``conflict``."""
+        return self.status in ("loaded", "conflict")
 
     def as_json(self) -> dict[str, object]:
         """The machine-readable form printed by ``akgentic plugins --json``."""
@@ -112,13 +132,14 @@ class PluginHost:
     """
 
     def __init__(self, *, autoload: bool = True, env: Mapping[str, str] | None = None) -> None:
-        self.pm = pluggy.PluginManager(PROJECT_NAME)
-        self.pm.add_hookspecs(hookspecs)
+        self.pm = _plugin_manager()
         self._env = env
         self._autoload = autoload
         self._loaded = False
         self._lock = threading.RLock()
         self._plugins: dict[str, PluginInfo] = {}
+        # Entry points refused because a built-in owns their name: listed, never loaded.
+        self._shadowed: list[PluginInfo] = []
         self._registry: PluginRegistry | None = None
 
     # -- environment ------------------------------------------------------
@@ -138,8 +159,18 @@ class PluginHost:
             if self._loaded:
                 return
             self._loaded = True
-            if self._autoload:
+            if not self._autoload:
+                return
+            try:
                 self._discover()
+            except BaseException:
+                # All or nothing: a half-loaded (or empty) host must never be served.
+                self._loaded = False
+                self.pm = _plugin_manager()
+                self._plugins.clear()
+                self._shadowed.clear()
+                self._invalidate()
+                raise
 
     def _discover(self) -> None:
         only = _split_env(self._getenv("AKGENTIC_PLUGINS"))
@@ -150,21 +181,29 @@ class PluginHost:
                 f"built-in plugin(s) {', '.join(refused)} are essential to the kernel and "
                 "cannot be disabled; remove them from AKGENTIC_DISABLE_PLUGINS"
             )
-        declared: dict[str, list[PluginInfo]] = {}
+        declared: dict[str, list[tuple[PluginInfo, importlib.metadata.EntryPoint]]] = {}
         for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
             dist = getattr(ep, "dist", None)
             dist_name = (dist.metadata["Name"] if dist is not None else "") or ""
-            declared.setdefault(ep.name, []).append(
-                PluginInfo(
-                    name=ep.name,
-                    distribution=dist_name,
-                    version=dist.version if dist is not None else "",
-                    builtin=dist_name.lower() == KERNEL_DISTRIBUTION,
-                    entry_point=ep.value,
-                )
+            info = PluginInfo(
+                name=ep.name,
+                distribution=dist_name,
+                version=dist.version if dist is not None else "",
+                builtin=dist_name.lower() == KERNEL_DISTRIBUTION,
+                entry_point=ep.value,
             )
-        candidates: dict[str, PluginInfo] = {}
-        for name, infos in declared.items():
+            declared.setdefault(ep.name, []).append((info, ep))
+        candidates: dict[str, tuple[PluginInfo, importlib.metadata.EntryPoint]] = {}
+        for name, pairs in declared.items():
+            builtin = [pair for pair in pairs if pair[0].builtin]
+            if builtin:
+                # A built-in's name is the kernel's: another distribution cannot take it.
+                candidates[name] = builtin[0]
+                for info, _ep in pairs:
+                    if not info.builtin:
+                        self._shadow(info)
+                continue
+            infos = [info for info, _ep in pairs]
             distributions = sorted({info.distribution for info in infos})
             if len(distributions) > 1:
                 # Ambiguous: loading either one would silently shadow the other.
@@ -177,34 +216,50 @@ class PluginHost:
                 )
                 self._fail(info)
                 continue
-            candidates[name] = infos[0]
-        for wanted in only:
-            if wanted not in candidates:
-                logger.warning("AKGENTIC_PLUGINS names %r, which is not installed", wanted)
-        selected: list[PluginInfo] = []
-        for info in candidates.values():
+            candidates[name] = pairs[0]
+        for variable, names in (("AKGENTIC_PLUGINS", only), ("AKGENTIC_DISABLE_PLUGINS", disabled)):
+            for wanted in sorted(set(names)):
+                if wanted not in declared:
+                    logger.warning("%s names %r, which is not installed", variable, wanted)
+        selected: list[tuple[PluginInfo, importlib.metadata.EntryPoint]] = []
+        for info, ep in candidates.values():
             keep = info.name in ESSENTIAL_PLUGINS and info.builtin
             if not keep:
                 keep = (not only or info.name in only) and info.name not in disabled
             if keep:
-                selected.append(info)
+                selected.append((info, ep))
             else:
                 info.status = "disabled"
                 self._plugins[info.name] = info
         # Built-ins first so that a third-party plugin can never shadow them silently.
-        selected.sort(key=lambda i: (not i.builtin, i.name))
+        selected.sort(key=lambda pair: (not pair[0].builtin, pair[0].name))
         self._load_entry_points(selected)
 
-    def _load_entry_points(self, selected: list[PluginInfo]) -> None:
+    def _shadow(self, info: PluginInfo) -> None:
+        info.status = "failed"
+        info.error = (
+            f"entry point name {info.name!r} belongs to the built-in plugin of "
+            f"{KERNEL_DISTRIBUTION}; this one is ignored (rename the entry point or "
+            f"uninstall {info.distribution or 'its distribution'})"
+        )
+        self._shadowed.append(info)
+        self._warn(info)
+
+    def _load_entry_points(
+        self, selected: list[tuple[PluginInfo, importlib.metadata.EntryPoint]]
+    ) -> None:
         if not selected:
             return
         from stevedore import ExtensionManager, NamedExtensionManager
 
-        # stevedore memoises entry points per namespace for the whole process; a new
-        # host must see what is installed now (a plugin pip-installed since, a test's
-        # fake distribution), so drop that memo before loading.
-        ExtensionManager.ENTRY_POINT_CACHE.pop(ENTRY_POINT_GROUP, None)
-        by_name = {info.name: info for info in selected}
+        # Hand stevedore the entry points enumerated above instead of letting it scan
+        # again: the group is read once per host, and a name another distribution
+        # also declares (an impostor of a built-in) can never be loaded in its place.
+        # stevedore memoises per namespace for the whole process, so the seeded list
+        # is removed again once loading is done.
+        cache = ExtensionManager.ENTRY_POINT_CACHE
+        cache[ENTRY_POINT_GROUP] = [ep for _info, ep in selected]
+        by_name = {info.name: info for info, _ep in selected}
 
         def on_failure(_manager: object, entry_point: object, exc: BaseException) -> None:
             name = getattr(entry_point, "name", str(entry_point))
@@ -214,19 +269,22 @@ class PluginHost:
             logger.debug("traceback of plugin %r import failure", name, exc_info=exc)
             self._fail(info)
 
-        manager: NamedExtensionManager[object] = NamedExtensionManager(
-            namespace=ENTRY_POINT_GROUP,
-            names=[info.name for info in selected],
-            name_order=True,
-            on_load_failure_callback=on_failure,
-            on_missing_entrypoints_callback=lambda _names: None,
-        )
+        try:
+            manager: NamedExtensionManager[object] = NamedExtensionManager(
+                namespace=ENTRY_POINT_GROUP,
+                names=list(by_name),
+                name_order=True,
+                on_load_failure_callback=on_failure,
+                on_missing_entrypoints_callback=lambda _names: None,
+            )
+        finally:
+            cache.pop(ENTRY_POINT_GROUP, None)
         for extension in manager.extensions:
             info = by_name[extension.name]
             if info.status == "failed":
                 continue
             self._register_loaded(extension.plugin, info)
-        for info in selected:
+        for info in by_name.values():
             if info.name not in self._plugins:
                 info.status = "failed"
                 info.error = "entry point was listed but could not be found by the loader"
@@ -234,6 +292,9 @@ class PluginHost:
 
     def _fail(self, info: PluginInfo) -> None:
         self._plugins[info.name] = info
+        self._warn(info)
+
+    def _warn(self, info: PluginInfo) -> None:
         logger.warning(
             "akgentic plugin %r (%s %s) skipped: %s",
             info.name,
@@ -259,7 +320,7 @@ class PluginHost:
         info.status = "loaded"
         info.hooks = sorted(impl.name for impl in self.pm.get_hookcallers(plugin) or [])
         self._plugins[info.name] = info
-        self._registry = None
+        self._invalidate()
 
     # -- explicit registration (tests, embedding applications) ------------
     def register(
@@ -273,10 +334,11 @@ class PluginHost:
     ) -> PluginInfo:
         """Register an already-imported plugin object (module or instance) under ``name``."""
         with self._lock:
-            if name in self._plugins and self._plugins[name].status == "loaded":
+            if name in self._plugins and self._plugins[name].active:
                 raise ValueError(f"a plugin named {name!r} is already registered")
-            info = PluginInfo(name=name, distribution=distribution, version=version,
-                              builtin=builtin)
+            info = PluginInfo(
+                name=name, distribution=distribution, version=version, builtin=builtin
+            )
             self._register_loaded(plugin, info)
             return info
 
@@ -287,13 +349,23 @@ class PluginHost:
             if plugin is not None:
                 self.pm.unregister(plugin)
             self._plugins.pop(name, None)
-            self._registry = None
+            self._invalidate()
+
+    def _invalidate(self) -> None:
+        # The registry object stays (whoever holds it keeps a valid one); its maps go.
+        if self._registry is not None:
+            self._registry.invalidate()
 
     # -- queries ----------------------------------------------------------
     def plugins(self) -> list[PluginInfo]:
-        """Every plugin the host knows of: loaded, disabled and failed."""
+        """Every plugin the host knows of: loaded, conflicting, disabled and failed.
+
+        An entry point refused because a built-in owns its name is listed too,
+        after the built-in of that name.
+        """
         self.load()
-        return sorted(self._plugins.values(), key=lambda i: (not i.builtin, i.name))
+        infos = [*self._plugins.values(), *self._shadowed]
+        return sorted(infos, key=lambda i: (not i.builtin, i.name))
 
     def plugin(self, name: str) -> PluginInfo | None:
         """The record of one plugin, or None."""
@@ -305,10 +377,28 @@ class PluginHost:
         self.load()
         result = []
         for info in self.plugins():
+            if not info.active or self._plugins.get(info.name) is not info:
+                continue
             obj = self.pm.get_plugin(info.name)
-            if info.status == "loaded" and obj is not None:
+            if obj is not None:
                 result.append((info, obj))
         return result
+
+    def add_conflict(self, name: str, note: str) -> None:
+        """Record that plugin ``name`` clashes with another party (status ``conflict``).
+
+        The plugin stays registered; ``note`` is one line naming the other party.
+        Recording the same note twice does nothing.
+        """
+        with self._lock:
+            info = self._plugins.get(name)
+            if info is None or not info.active or note in info.conflicts:
+                return
+            info.conflicts.append(note)
+            info.status = "conflict"
+            # ``error`` carries the clash too, so listings show it where they show failures.
+            info.error = "; ".join(info.conflicts)
+            logger.warning("akgentic plugin %r (%s): %s", name, info.distribution or "?", note)
 
     def mark_failed(self, name: str, error: str) -> None:
         """Record that a loaded plugin failed later (a hook raised); unregister it."""
@@ -321,7 +411,7 @@ class PluginHost:
                 self.pm.unregister(plugin)
             info.status = "failed"
             info.error = error
-            self._registry = None
+            self._invalidate()
             self._fail(info)
 
     @property
@@ -340,14 +430,31 @@ _host: PluginHost | None = None
 _host_lock = threading.Lock()
 
 
+def _plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
 def get_host() -> PluginHost:
-    """The process-wide plugin host, discovering plugins on first call."""
+    """The process-wide plugin host, discovering plugins on first call.
+
+    A host whose discovery raised is not kept: the next call discovers again.
+    """
     global _host
     with _host_lock:
+        created = _host is None
         if _host is None:
             _host = PluginHost()
         host = _host
-    host.load()
+    try:
+        host.load()
+    except BaseException:
+        if created:
+            with _host_lock:
+                if _host is host:
+                    _host = None
+        raise
     return host
 
 

@@ -4,15 +4,21 @@ Nothing else in the code base calls ``pm.hook``; everything asks the registry
 for a name -> record map of one kind. Each hook is called once per plugin
 (through pluggy's public ``subset_hook_caller``) so every record is attributed
 to the plugin that returned it: that is what lets a duplicate name be reported
-with both culprits, and a plugin whose hook raises be reported and skipped
+with both culprits (both plugins get the status ``conflict``), and a plugin whose
+hook raises, or returns a record that fails its check, be reported and skipped
 without hiding the others.
+
+A registry is an ordinary object: the team layer and the tool catalog take one
+as a parameter, defaulting to :func:`current_registry` — the registry installed
+for the calling code with :func:`use_registry`, else the process-wide one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from akgentic.plugins.errors import DuplicatePluginNameError, UnknownPluginNameError
@@ -34,9 +40,44 @@ if TYPE_CHECKING:
 
     from akgentic.plugins.host import PluginHost, PluginInfo
 
-__all__ = ["PluginRegistry"]
+__all__ = ["PluginRegistry", "current_registry", "use_registry"]
 
 S = TypeVar("S", bound=Spec)
+
+_current: contextvars.ContextVar[PluginRegistry | None] = contextvars.ContextVar(
+    "akgentic_plugin_registry", default=None
+)
+
+
+def current_registry() -> PluginRegistry:
+    """The registry installed by the innermost :func:`use_registry`, else the process one.
+
+    The lookup is per thread (a context variable): a team manager running with its
+    own registry does not change what another thread sees.
+    """
+    registry = _current.get()
+    if registry is not None:
+        return registry
+    from akgentic.plugins.host import get_host
+
+    return get_host().registry
+
+
+@contextlib.contextmanager
+def use_registry(registry: PluginRegistry | None) -> Iterator[PluginRegistry]:
+    """Make ``registry`` the :func:`current_registry` of this thread inside the block.
+
+    ``None`` keeps whatever is current (so callers can pass an optional parameter
+    straight through).
+    """
+    if registry is None:
+        yield current_registry()
+        return
+    token = _current.set(registry)
+    try:
+        yield registry
+    finally:
+        _current.reset(token)
 
 
 class PluginRegistry:
@@ -47,6 +88,20 @@ class PluginRegistry:
         self._lock = threading.RLock()
         self._maps: dict[str, dict[str, Spec]] = {}
         self._owners: dict[str, dict[str, PluginInfo]] = {}
+        # A kind whose names clash stays an error until the plugins change.
+        self._errors: dict[str, DuplicatePluginNameError] = {}
+
+    @property
+    def host(self) -> PluginHost:
+        """The plugin host whose hooks this registry reads."""
+        return self._host
+
+    def invalidate(self) -> None:
+        """Forget every collected map (the host calls it when its plugins change)."""
+        with self._lock:
+            self._maps.clear()
+            self._owners.clear()
+            self._errors.clear()
 
     # -- one method per hook ----------------------------------------------
     def tool_cards(self) -> Mapping[str, ToolCardSpec]:
@@ -86,19 +141,52 @@ class PluginRegistry:
         is marked failed and the others still run.
         """
         added: dict[str, list[str]] = {}
+        owners = {name: "" for name in _command_names(app)}  # "" marks a built-in command
         for info, _plugin in self._host.loaded_plugins():
             caller = self._caller_for(info.name, "akgentic_cli")
             if caller is None:
                 continue
-            before = _command_names(app)
+            before = {id(entry) for entry in [*app.registered_commands, *app.registered_groups]}
             try:
                 caller(app=app)
             except Exception as exc:
                 self._host.mark_failed(info.name, f"{type(exc).__name__}: {exc}")
                 continue
-            added[info.name] = sorted(_command_names(app) - before)
+            names: list[str] = []
+            app.registered_commands = [
+                e for e in app.registered_commands if self._keep(e, before, owners, info, names)
+            ]
+            app.registered_groups = [
+                e for e in app.registered_groups if self._keep(e, before, owners, info, names)
+            ]
+            added[info.name] = sorted(names)
             info.provides["cli"] = added[info.name]
         return added
+
+    def _keep(
+        self,
+        entry: object,
+        before: set[int],
+        owners: dict[str, str],
+        info: PluginInfo,
+        names: list[str],
+    ) -> bool:
+        """Whether a Typer entry stays: entries a plugin adds under a taken name do not."""
+        if id(entry) in before:
+            return True
+        name = _entry_name(entry)
+        if name in owners:
+            # The first owner keeps the name: the plugin's command is dropped.
+            other = owners[name]
+            party = f"plugin {other!r}" if other else "a built-in command"
+            self._host.add_conflict(
+                info.name,
+                f"CLI command {name!r} collides with {party}; the plugin's command is ignored",
+            )
+            return False
+        owners[name] = info.name
+        names.append(name)
+        return True
 
     # -- lookups ----------------------------------------------------------
     def get(self, kind: str, name: str) -> Spec:
@@ -114,7 +202,7 @@ class PluginRegistry:
         available = list(self._kind(kind, KINDS[kind][1]))
         hint = provider_hint(kind, name)
         info = self._host.plugin(name)
-        if info is not None and info.status != "loaded":
+        if info is not None and not info.active:
             state = "disabled" if info.status == "disabled" else f"failed: {info.error}"
             hint = f"Plugin {name!r} ({info.distribution}) is installed but {state}"
         label = KINDS[kind][1].kind
@@ -138,9 +226,13 @@ class PluginRegistry:
     def provides(self) -> dict[str, dict[str, list[str]]]:
         """Plugin name -> kind -> names it registered, for every loaded plugin."""
         for kind, (_hook, spec_type) in KINDS.items():
-            # A duplicate is still listed per plugin below; it surfaces on real lookups.
+            # A duplicate is still listed per plugin below (both get the status
+            # ``conflict``); the error itself surfaces on real lookups.
             with contextlib.suppress(DuplicatePluginNameError):
-                self._kind(kind, spec_type)
+                if kind == "event_stores":
+                    self.event_stores()
+                else:
+                    self._kind(kind, spec_type)
         result: dict[str, dict[str, list[str]]] = {}
         for info, _plugin in self._host.loaded_plugins():
             result[info.name] = {k: list(v) for k, v in info.provides.items()}
@@ -159,6 +251,9 @@ class PluginRegistry:
 
     def _kind(self, kind: str, spec_type: type[S]) -> dict[str, S]:
         with self._lock:
+            error = self._errors.get(kind)
+            if error is not None:
+                raise error
             cached = self._maps.get(kind)
             if cached is not None:
                 return cast("dict[str, S]", cached)
@@ -172,27 +267,36 @@ class PluginRegistry:
                     continue
                 try:
                     records = _flatten(caller(), spec_type, info.name, hook)
+                    for record in records:
+                        record.check()
                 except Exception as exc:
                     self._host.mark_failed(info.name, f"{hook} failed: {type(exc).__name__}: {exc}")
                     continue
                 info.provides[kind] = sorted(r.name for r in records)
                 for record in records:
-                    if record.name in found and pending_error is None:
+                    if record.name in found:
                         first = owners[record.name]
-                        pending_error = DuplicatePluginNameError(
-                            spec_type.kind,
-                            record.name,
-                            f"plugin {first.name!r} ({first.distribution or 'inline'})",
-                            f"plugin {info.name!r} ({info.distribution or 'inline'})",
-                        )
+                        duplicate = self._conflict(spec_type.kind, record.name, first, info)
+                        pending_error = pending_error or duplicate
                         continue
                     found[record.name] = record
                     owners[record.name] = info
             if pending_error is not None:
+                self._errors[kind] = pending_error
                 raise pending_error
             self._maps[kind] = cast("dict[str, Spec]", found)
             self._owners[kind] = owners
             return found
+
+    def _conflict(
+        self, what: str, name: str, first: PluginInfo, second: PluginInfo
+    ) -> DuplicatePluginNameError:
+        """Mark both plugins ``conflict`` (each naming the other) and build the error."""
+        self._host.add_conflict(first.name, f"{what} {name!r} is also registered by {second.label}")
+        self._host.add_conflict(second.name, f"{what} {name!r} is also registered by {first.label}")
+        return DuplicatePluginNameError(
+            what, name, first.label, second.label, plugins=(first.name, second.name)
+        )
 
     def _check_schemes(self, stores: Mapping[str, EventStoreSpec]) -> None:
         seen: dict[str, str] = {}
@@ -201,6 +305,8 @@ class PluginRegistry:
                 if scheme in seen:
                     a = self.owner("event_stores", seen[scheme])
                     b = self.owner("event_stores", spec.name)
+                    if a is not None and b is not None and a is not b:
+                        raise self._conflict("event store URL scheme", scheme, a, b)
                     raise DuplicatePluginNameError(
                         "event store URL scheme",
                         scheme,
@@ -227,10 +333,21 @@ def _flatten(
     return records
 
 
+def _entry_name(entry: object) -> str:
+    """The name a Typer command or group entry is invoked by."""
+    name = getattr(entry, "name", None)
+    if name:
+        return str(name)
+    callback = getattr(entry, "callback", None)
+    if callback is None:
+        typer_instance = getattr(entry, "typer_instance", None)
+        info = getattr(typer_instance, "info", None)
+        name = getattr(info, "name", None)
+        return str(name) if isinstance(name, str) else ""
+    # Typer derives the command name from the function name this way.
+    return str(callback.__name__).lower().replace("_", "-")
+
+
 def _command_names(app: typer.Typer) -> set[str]:
-    names: set[str] = set()
-    for command in app.registered_commands:
-        names.add(command.name or (command.callback.__name__ if command.callback else ""))
-    for group in app.registered_groups:
-        names.add(group.name or "")
+    names = {_entry_name(entry) for entry in [*app.registered_commands, *app.registered_groups]}
     return names - {""}

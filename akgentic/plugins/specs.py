@@ -5,6 +5,13 @@ carries a ``name``: the stable, user-facing key under which the thing is found
 (in YAML cards, store URLs and stored event logs), so names are never renamed
 without keeping an alias. Records are frozen, keyword-only dataclasses so that
 fields can be added later without breaking plugins written today.
+
+Records are checked when the registry collects them (:meth:`Spec.check`): a
+record whose fields hold the wrong kind of thing (``ToolCardSpec(card=int)``)
+makes the plugin that returned it ``failed``, with the reason, instead of
+failing later in whatever code first uses the record. The field types name the
+kernel classes through ``TYPE_CHECKING`` imports only, so importing this module
+stays cheap.
 """
 
 from __future__ import annotations
@@ -12,7 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from akgentic.core.agent import Akgent
+    from akgentic.core.messages.message import Message
+    from akgentic.team.store import EventStore
+    from akgentic.tool.core.card import ToolCard
 
 __all__ = [
     "KINDS",
@@ -49,6 +62,30 @@ class Spec:
     def __post_init__(self) -> None:
         _check_name(self.kind, self.name)
 
+    def check(self) -> None:
+        """Check that every field holds the kind of thing it declares.
+
+        The registry calls this on each record a plugin returns; an error
+        (``TypeError`` or ``ValueError``, its message naming the record and the
+        field) marks that plugin failed. Subclasses extend it, calling
+        ``super().check()`` first.
+        """
+        if not isinstance(self.description, str):
+            raise TypeError(f"{self._label()}: description must be a str, got {self.description!r}")
+
+    def _label(self) -> str:
+        return f"{self.kind} {self.name!r}"
+
+    def _check_class(self, field_name: str, value: object, base: type, what: str) -> None:
+        if not (isinstance(value, type) and issubclass(value, base)):
+            raise TypeError(f"{self._label()}: {field_name} is {value!r}, not a {what} subclass")
+
+    def _check_callable(self, field_name: str, value: object, *, optional: bool = False) -> None:
+        if value is None and optional:
+            return
+        if not callable(value):
+            raise TypeError(f"{self._label()}: {field_name} is {value!r}, which is not callable")
+
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCardSpec(Spec):
@@ -57,8 +94,15 @@ class ToolCardSpec(Spec):
     ``card`` is a subclass of ``akgentic.tool.ToolCard``.
     """
 
-    card: type[Any]
+    card: type[ToolCard]
     kind = "tool card"
+
+    def check(self) -> None:
+        """The card must be a ``ToolCard`` subclass."""
+        super().check()
+        from akgentic.tool.core.card import ToolCard
+
+        self._check_class("card", self.card, ToolCard, "ToolCard")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,7 +116,7 @@ class EventStoreSpec(Spec):
     """
 
     schemes: tuple[str, ...]
-    open: Callable[[str], Any]
+    open: Callable[[str], EventStore]
     init: Callable[[str], None] | None = None
     kind = "event store"
 
@@ -80,6 +124,20 @@ class EventStoreSpec(Spec):
         super().__post_init__()
         if not self.schemes:
             raise ValueError(f"event store {self.name!r} declares no URL scheme")
+
+    def check(self) -> None:
+        """Schemes are non-empty strings; ``open`` (and ``init``, when given) are callable."""
+        super().check()
+        schemes: object = self.schemes
+        if isinstance(schemes, str) or not all(
+            isinstance(scheme, str) and scheme for scheme in self.schemes
+        ):
+            raise TypeError(
+                f"{self._label()}: schemes must be a tuple of non-empty strings, "
+                f"got {self.schemes!r}"
+            )
+        self._check_callable("open", self.open)
+        self._check_callable("init", self.init, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,6 +149,11 @@ class VectorBackendSpec(Spec):
 
     factory: Callable[..., Any]
     kind = "vector backend"
+
+    def check(self) -> None:
+        """The factory must be callable."""
+        super().check()
+        self._check_callable("factory", self.factory)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +169,12 @@ class SandboxBackendSpec(Spec):
     available: Callable[[], bool] | None = None
     kind = "sandbox backend"
 
+    def check(self) -> None:
+        """The factory (and ``available``, when given) must be callable."""
+        super().check()
+        self._check_callable("factory", self.factory)
+        self._check_callable("available", self.available, optional=True)
+
 
 @dataclass(frozen=True, kw_only=True)
 class EmbedderSpec(Spec):
@@ -115,13 +184,28 @@ class EmbedderSpec(Spec):
     dimensions: int | None = None
     kind = "embedder"
 
+    def check(self) -> None:
+        """The factory must be callable; ``dimensions``, when given, a positive int."""
+        super().check()
+        self._check_callable("factory", self.factory)
+        dims = self.dimensions
+        if dims is not None and (isinstance(dims, bool) or not isinstance(dims, int) or dims < 1):
+            raise TypeError(f"{self._label()}: dimensions must be a positive int, got {dims!r}")
+
 
 @dataclass(frozen=True, kw_only=True)
 class AgentClassSpec(Spec):
     """An agent (actor) class that team cards may name by ``name``."""
 
-    agent_class: type[Any]
+    agent_class: type[Akgent[Any, Any]]
     kind = "agent class"
+
+    def check(self) -> None:
+        """The class must be an ``Akgent`` subclass (an actor class)."""
+        super().check()
+        from akgentic.core.agent import Akgent
+
+        self._check_class("agent_class", self.agent_class, Akgent, "Akgent")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,9 +216,24 @@ class MessageTypeSpec(Spec):
     moved still load.
     """
 
-    message_class: type[Any]
+    message_class: type[Message]
     aliases: tuple[str, ...] = field(default=())
     kind = "message type"
+
+    def check(self) -> None:
+        """The class must be a ``Message`` subclass; aliases dotted class paths."""
+        super().check()
+        from akgentic.core.messages.message import Message
+
+        self._check_class("message_class", self.message_class, Message, "Message")
+        aliases: object = self.aliases
+        if isinstance(aliases, str) or not all(
+            isinstance(alias, str) and "." in alias for alias in self.aliases
+        ):
+            raise TypeError(
+                f"{self._label()}: aliases must be a tuple of dotted class paths, "
+                f"got {self.aliases!r}"
+            )
 
 
 #: Registry kind key -> (hook name, record type). The order is the display order.

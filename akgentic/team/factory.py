@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from akgentic.core.actor_address import ActorAddress
@@ -38,6 +38,9 @@ from akgentic.team.card import TeamCard, TeamCardMember, spawned_name
 from akgentic.team.messages import WelcomeMessage
 from akgentic.team.runtime import TeamRuntime
 from akgentic.team.subscribers.activity import ActivityMonitor
+
+if TYPE_CHECKING:
+    from akgentic.plugins import PluginRegistry
 
 __all__ = ["ORCHESTRATOR_NAME", "TeamFactory", "hireable_catalog", "stop_orchestrator"]
 
@@ -86,8 +89,37 @@ class TeamFactory:
         user_id: str | None = None,
         user_email: str | None = None,
         metadata: Any = None,
+        registry: PluginRegistry | None = None,
     ) -> TeamRuntime:
-        """Spawn the team ``team_card`` describes and return its runtime."""
+        """Spawn the team ``team_card`` describes and return its runtime.
+
+        ``registry`` is the plugin registry current while the team is built (for
+        anything resolved by name on the way); default: the current one.
+        """
+        from akgentic.plugins.registry import use_registry
+
+        with use_registry(registry):
+            return TeamFactory._build(
+                team_card,
+                actor_system,
+                subscribers,
+                team_id,
+                user_id=user_id,
+                user_email=user_email,
+                metadata=metadata,
+            )
+
+    @staticmethod
+    def _build(
+        team_card: TeamCard,
+        actor_system: ActorSystem,
+        subscribers: Sequence[EventSubscriber] | None,
+        team_id: UUID | None,
+        *,
+        user_id: str | None,
+        user_email: str | None,
+        metadata: Any,
+    ) -> TeamRuntime:
         if team_card.entry_point.headcount != 1:
             raise ValueError(
                 f"entry_point {team_card.entry_point.name!r} must have headcount 1, "

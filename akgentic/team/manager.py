@@ -17,14 +17,22 @@ stopped, its idle countdown closed and no record is written.
 
 Operations on one team are serialised; operations on different teams run in
 parallel.
+
+A manager reads plugins through one :class:`~akgentic.plugins.PluginRegistry`
+(``registry=``, default: the process-wide one): cards it loads
+(:meth:`TeamManager.load_card`, :meth:`TeamManager.parse_card`), the teams it
+builds and the logs it decodes on resume resolve names and former class paths
+there, so two managers with different plugin selections live in one process.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from uuid import UUID, uuid4
 
 from akgentic.core.actor_system import ActorSystem
@@ -41,9 +49,31 @@ from akgentic.team.store import EventStore
 from akgentic.team.subscribers.idle import IdleStopSubscriber
 from akgentic.team.subscribers.persistence import PersistenceSubscriber
 
+if TYPE_CHECKING:
+    from akgentic.plugins import PluginRegistry
+
 __all__ = ["STOP_GRACE", "TeamManager"]
 
 logger = logging.getLogger(__name__)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _with_registry(
+    method: Callable[Concatenate[TeamManager, _P], _R],
+) -> Callable[Concatenate[TeamManager, _P], _R]:
+    """Run a manager method with the manager's registry current in this thread."""
+
+    @functools.wraps(method)
+    def run(self: TeamManager, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        from akgentic.plugins.registry import use_registry
+
+        with use_registry(self._registry):
+            return method(self, *args, **kwargs)
+
+    return run
+
 
 #: Seconds a team is given to stop before its orchestrator forces the end.
 STOP_GRACE = 30.0
@@ -61,7 +91,9 @@ class TeamManager:
         instance_id: UUID | None = None,
         *,
         idle_delay: float | None = None,
+        registry: PluginRegistry | None = None,
     ) -> None:
+        self._registry = registry
         self.actor_system = actor_system
         self.event_store = event_store
         self.service_registry: ServiceRegistry = service_registry or NullServiceRegistry()
@@ -74,6 +106,35 @@ class TeamManager:
         self._locks: dict[UUID, threading.RLock] = {}
         self._guard = threading.Lock()
         self.service_registry.register_instance(self.instance_id)
+
+    @property
+    def registry(self) -> PluginRegistry:
+        """The plugin registry this manager resolves names with."""
+        if self._registry is not None:
+            return self._registry
+        from akgentic.plugins import get_registry
+
+        return get_registry()
+
+    # -- cards --------------------------------------------------------------
+    @_with_registry
+    def load_card(self, path: str | Path) -> TeamCard:
+        """Read and validate a team card file, resolving names with this manager's registry.
+
+        Raises ``TeamCardValidationError`` (every problem, with its location).
+        """
+        from akgentic.team.card_yaml import load_team_card
+
+        return load_team_card(path)
+
+    @_with_registry
+    def parse_card(self, card: str | Mapping[str, Any], source: str = "<string>") -> TeamCard:
+        """Validate a team card given as YAML text or as data, with this manager's registry."""
+        from akgentic.team.card_yaml import parse_team_card
+
+        if isinstance(card, str):
+            return parse_team_card(card, source)
+        return TeamCard.model_validate(dict(card))
 
     # -- helpers ------------------------------------------------------------
     def _lock(self, team_id: UUID) -> threading.RLock:
@@ -114,6 +175,7 @@ class TeamManager:
             return self._runtimes.pop(team_id, None)
 
     # -- queries ------------------------------------------------------------
+    @_with_registry
     def get_team(self, team_id: UUID) -> Process | None:
         """The team record, or ``None``."""
         return self.event_store.load_team(team_id)
@@ -128,6 +190,7 @@ class TeamManager:
         with self._guard:
             return self._persistence.get(team_id)
 
+    @_with_registry
     def list_teams(
         self,
         user_id: str | None = None,
@@ -138,6 +201,7 @@ class TeamManager:
         return self.event_store.list_teams(user_id=user_id, status=status, metadata=metadata)
 
     # -- lifecycle ----------------------------------------------------------
+    @_with_registry
     def create_team(
         self,
         team_card: TeamCard,
@@ -168,6 +232,7 @@ class TeamManager:
                     user_id=user_id,
                     user_email=user_email,
                     metadata=value,
+                    registry=self._registry,
                 )
             except BaseException:
                 idle.close()
@@ -186,6 +251,7 @@ class TeamManager:
             self.service_registry.register_team(self.instance_id, team_id)
             return runtime
 
+    @_with_registry
     def stop_team(self, team_id: UUID) -> None:
         """Stop a running team and record it as stopped; stopping a stopped team does nothing.
 
@@ -226,6 +292,7 @@ class TeamManager:
             self.service_registry.deregister_team(self.instance_id, team_id)
             self._untrack(team_id)
 
+    @_with_registry
     def resume_team(self, team_id: UUID) -> TeamRuntime:
         """Rebuild a stopped team from its log and record it as running again.
 
@@ -251,7 +318,7 @@ class TeamManager:
             for subscriber in subscribers:
                 _set_restoring(subscriber, team_id, True)
             try:
-                runtime = TeamRestorer(self.actor_system, self.event_store).restore(
+                runtime = TeamRestorer(self.actor_system, self.event_store, self._registry).restore(
                     process, subscribers
                 )
             except BaseException:
@@ -266,6 +333,7 @@ class TeamManager:
             self.service_registry.register_team(self.instance_id, team_id)
             return runtime
 
+    @_with_registry
     def delete_team(self, team_id: UUID) -> None:
         """Delete a stopped team: its record, events and states."""
         with self._lock(team_id):
@@ -282,6 +350,7 @@ class TeamManager:
         with self._guard:
             self._locks.pop(team_id, None)
 
+    @_with_registry
     def update_team_metadata(self, team_id: UUID, metadata: Any) -> Process:
         """Replace a team's metadata (never merged; ``None`` clears) and return the record.
 

@@ -5,42 +5,54 @@ A YAML card may name an agent class or a message type three ways: a dotted
 contains), or a name registered by a plugin through ``akgentic_agent_classes``
 / ``akgentic_message_types`` (message types also answer to their ``aliases``).
 The plugin registry is only consulted when an import cannot answer, so loading a
-card written with dotted paths never triggers plugin discovery.
+card written with dotted paths never triggers plugin discovery. Every function
+takes the registry to consult (``registry=``), defaulting to
+:func:`akgentic.plugins.current_registry`.
 
-The ``aliases`` also answer for stored payloads: this module registers them with
-the serializer (:func:`~akgentic.core.utils.serializer.add_import_fallback`), so an
-event logged while a message class lived at a former path still loads.
+The ``aliases`` also answer for stored payloads, explicitly: the store codec
+hands :func:`message_type_resolver` to the serializer for the duration of each
+decode (:func:`~akgentic.core.utils.serializer.resolving_moved_classes`), so an
+event logged while a message class lived at a former path still loads, and
+importing this module registers nothing anywhere.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from akgentic.core.utils.serializer import (
-    TYPE_KEY,
-    UnresolvableClassError,
-    add_import_fallback,
-    import_class,
-)
+from akgentic.core.utils.serializer import TYPE_KEY, UnresolvableClassError, import_class
 
-__all__ = ["resolve_agent_class", "resolve_class", "resolve_message_type"]
+if TYPE_CHECKING:
+    from akgentic.plugins import PluginRegistry
+
+__all__ = [
+    "message_type_resolver",
+    "moved_message_type",
+    "resolve_agent_class",
+    "resolve_class",
+    "resolve_message_type",
+]
 
 logger = logging.getLogger(__name__)
 
 
-def _registered_agent_class(name: str) -> type | None:
-    from akgentic.plugins import get_registry
+def _registry(registry: PluginRegistry | None) -> PluginRegistry:
+    if registry is not None:
+        return registry
+    from akgentic.plugins import current_registry
 
-    spec = get_registry().agent_classes().get(name)
+    return current_registry()
+
+
+def _registered_agent_class(name: str, registry: PluginRegistry | None = None) -> type | None:
+    spec = _registry(registry).agent_classes().get(name)
     return None if spec is None else spec.agent_class
 
 
-def _registered_message_type(name: str) -> type | None:
-    from akgentic.plugins import get_registry
-
-    specs = get_registry().message_types()
+def _registered_message_type(name: str, registry: PluginRegistry | None = None) -> type | None:
+    specs = _registry(registry).message_types()
     spec = specs.get(name)
     if spec is not None:
         return spec.message_class
@@ -50,12 +62,10 @@ def _registered_message_type(name: str) -> type | None:
     return None
 
 
-def _moved_message_type(path: str) -> type | None:
+def moved_message_type(path: str, registry: PluginRegistry | None = None) -> type | None:
     """The registered message type whose former class paths (``aliases``) include ``path``."""
-    from akgentic.plugins import get_registry
-
     try:
-        specs = get_registry().message_types()
+        specs = _registry(registry).message_types()
     except Exception:
         # The caller then reports the stale path as unresolvable, which replay
         # tolerates for list elements; a plugin problem must not turn it into another error.
@@ -67,14 +77,21 @@ def _moved_message_type(path: str) -> type | None:
     return None
 
 
-add_import_fallback(_moved_message_type)
+def message_type_resolver(registry: PluginRegistry | None = None) -> Callable[[str], type | None]:
+    """A moved-class resolver for the serializer, answering from ``registry``'s aliases.
+
+    Without a registry it asks whichever registry is current when it is called.
+    """
+
+    def resolve(path: str) -> type | None:
+        return moved_message_type(path, registry)
+
+    return resolve
 
 
-def _registered_names(kind: str) -> list[str]:
-    from akgentic.plugins import get_registry
-
-    registry = get_registry()
-    specs = registry.agent_classes() if kind == "agent class" else registry.message_types()
+def _registered_names(kind: str, registry: PluginRegistry | None = None) -> list[str]:
+    found = _registry(registry)
+    specs = found.agent_classes() if kind == "agent class" else found.message_types()
     return sorted(specs)
 
 
@@ -82,6 +99,7 @@ def resolve_class(
     value: object,
     kind: str,
     lookup: Callable[[str], type | None] | None = None,
+    registry: PluginRegistry | None = None,
 ) -> type:
     """Resolve ``value`` (a class, a dotted path, a ``__type__`` tag or a registered name).
 
@@ -114,7 +132,7 @@ def resolve_class(
             return registered
     if import_error is not None:
         raise ValueError(f"cannot import {kind} {name!r}: {import_error}")
-    available = _registered_names(kind) if lookup is not None else []
+    available = _registered_names(kind, registry) if lookup is not None else []
     listed = ", ".join(available) if available else "none"
     raise ValueError(
         f"unknown {kind} {name!r}: not a dotted 'module.Class' path and no installed plugin "
@@ -122,16 +140,23 @@ def resolve_class(
     )
 
 
-def resolve_agent_class(value: object) -> type:
+def resolve_agent_class(value: object, registry: PluginRegistry | None = None) -> type:
     """Resolve an agent class reference of a card (see :func:`resolve_class`)."""
-    return resolve_class(value, "agent class", _registered_agent_class)
+
+    def lookup(name: str) -> type | None:
+        return _registered_agent_class(name, registry)
+
+    return resolve_class(value, "agent class", lookup, registry)
 
 
-def resolve_message_type(value: object) -> type:
+def resolve_message_type(value: object, registry: PluginRegistry | None = None) -> type:
     """Resolve a message type reference of a card (see :func:`resolve_class`)."""
     from akgentic.core.messages.message import Message
 
-    cls = resolve_class(value, "message type", _registered_message_type)
+    def lookup(name: str) -> type | None:
+        return _registered_message_type(name, registry)
+
+    cls = resolve_class(value, "message type", lookup, registry)
     if not issubclass(cls, Message):
         raise ValueError(f"message type {cls.__module__}.{cls.__name__} is not a Message subclass")
     return cls

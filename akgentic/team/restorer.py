@@ -27,7 +27,7 @@ from __future__ import annotations
 import gc
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from pykka.messages import ProxyCall
@@ -48,6 +48,9 @@ from akgentic.team.models import AgentStateSnapshot, Process
 from akgentic.team.runtime import TeamRuntime
 from akgentic.team.store import EventStore
 from akgentic.team.subscribers.activity import ActivityMonitor
+
+if TYPE_CHECKING:
+    from akgentic.plugins import PluginRegistry
 
 __all__ = ["TOOL_ACTOR_ROLE", "TeamRestorer", "live_starts"]
 
@@ -78,11 +81,21 @@ def _actor_type(address: ActorAddress) -> str:
 
 
 class TeamRestorer:
-    """Rebuilds a team from ``event_store`` onto ``actor_system``."""
+    """Rebuilds a team from ``event_store`` onto ``actor_system``.
 
-    def __init__(self, actor_system: ActorSystem, event_store: EventStore) -> None:
+    ``registry`` answers the names and former class paths met while decoding and
+    rebuilding (default: :func:`akgentic.plugins.current_registry`).
+    """
+
+    def __init__(
+        self,
+        actor_system: ActorSystem,
+        event_store: EventStore,
+        registry: PluginRegistry | None = None,
+    ) -> None:
         self.actor_system = actor_system
         self.event_store = event_store
+        self.registry = registry
 
     def restore(
         self, process: Process, subscribers: Sequence[EventSubscriber] | None = None
@@ -92,10 +105,13 @@ class TeamRestorer:
         # collector on, each young-generation pass re-walks the growing set of
         # survivors, which makes a restore grow faster than its log. Collection
         # is deferred for the duration instead (reference counting still frees).
+        from akgentic.plugins.registry import use_registry
+
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return self._restore(process, subscribers)
+            with use_registry(self.registry):
+                return self._restore(process, subscribers)
         finally:
             if collecting:
                 gc.enable()

@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from akgentic.team.errors import InvalidStoreURLError, UnknownStoreSchemeError
 
 if TYPE_CHECKING:
+    from akgentic.plugins import PluginRegistry
     from akgentic.team.store import EventStore
 
 __all__ = [
@@ -106,24 +107,26 @@ def parse_file_url(
     return FileStoreURL(scheme, path, options)
 
 
-def open_event_store(url: str | None = None) -> EventStore:
+def open_event_store(url: str | None = None, registry: PluginRegistry | None = None) -> EventStore:
     """Open the store a URL names, through whichever installed plugin owns its scheme.
 
-    ``url=None`` opens :func:`default_store_url`. An unknown scheme raises
-    :class:`~akgentic.team.errors.UnknownStoreSchemeError`, which lists the
-    schemes installed and, for well-known ones, the distribution to install.
+    ``url=None`` opens :func:`default_store_url`; ``registry`` is the plugin
+    registry to ask (default: :func:`akgentic.plugins.current_registry`). An
+    unknown scheme raises :class:`~akgentic.team.errors.UnknownStoreSchemeError`,
+    which lists the schemes installed and, for well-known ones, the distribution
+    to install.
     """
-    from akgentic.plugins import UnknownPluginNameError, get_host
+    from akgentic.plugins import UnknownPluginNameError, current_registry
 
     target = url if url is not None else default_store_url()
     scheme = store_scheme(target)
-    host = get_host()
+    registry = registry or current_registry()
     try:
-        spec = host.registry.event_store_for_scheme(scheme)
+        spec = registry.event_store_for_scheme(scheme)
     except UnknownPluginNameError as exc:
         hint = exc.hint
-        info = host.plugin(scheme)  # store plugins are usually named after their scheme
-        if info is not None and info.status != "loaded":
+        info = registry.host.plugin(scheme)  # store plugins are usually named after their scheme
+        if info is not None and not info.active:
             state = "disabled" if info.status == "disabled" else f"failed to load: {info.error}"
             hint = f"plugin {scheme!r} ({info.distribution or 'inline'}) is installed but {state}"
         raise UnknownStoreSchemeError(target, scheme, exc.available, hint) from None

@@ -19,12 +19,16 @@ from akgentic.plugins import (
     get_registry,
     hookimpl,
 )
+from akgentic.tool import ToolCard
 
 Register = Callable[..., PluginInfo]
 
 
-class _Card:
-    """Stand-in for a ToolCard subclass (the ToolCard contract has its own tests)."""
+class _Card(ToolCard):
+    """A minimal ToolCard (records are checked: a tool card must be one)."""
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        return []
 
 
 def _plugin(**hooks: Callable[..., Any]) -> object:

@@ -44,6 +44,7 @@ __all__ = [
     "get_field_serializers_map",
     "import_class",
     "is_uuid_canonical",
+    "resolving_moved_classes",
     "serialize",
     "serialize_base_model",
     "serialize_type",
@@ -137,7 +138,34 @@ def add_import_fallback(fallback: Callable[[str], Any]) -> None:
         _fallbacks.append(fallback)
 
 
+_moved_resolver: ContextVar[Callable[[str], Any] | None] = ContextVar(
+    "akgentic_moved_class_resolver", default=None
+)
+
+
+@contextmanager
+def resolving_moved_classes(resolver: Callable[[str], Any] | None) -> Iterator[None]:
+    """Let ``resolver(path)`` answer for class paths that no longer import, inside the block.
+
+    The explicit form of :func:`add_import_fallback`: a decoder that knows where
+    classes moved (the team codec, through the message types a plugin registry
+    declares) hands its resolver in for the duration of one decode, so nothing is
+    registered process-wide. It is asked before the global fallbacks; ``None``
+    leaves only those. Scoped per thread (a context variable).
+    """
+    token = _moved_resolver.set(resolver)
+    try:
+        yield
+    finally:
+        _moved_resolver.reset(token)
+
+
 def _moved(path: str) -> Any:
+    resolver = _moved_resolver.get()
+    if resolver is not None:
+        found = resolver(path)
+        if found is not None:
+            return found
     for fallback in _fallbacks:
         found = fallback(path)
         if found is not None:

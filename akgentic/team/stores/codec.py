@@ -8,15 +8,25 @@ only there to find rows quickly.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
 from pydantic_core import from_json
 
+from akgentic.core.utils.serializer import resolving_moved_classes
 from akgentic.team.errors import EventLogUnreadableError, TeamRecordUnreadableError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process
+from akgentic.team.resolve import message_type_resolver
+
+#: Answers a class path that no longer imports with the class now living elsewhere.
+MovedClassResolver = Callable[[str], Any]
+
+#: Without an explicit resolver, the aliases of the current registry's message types.
+_DEFAULT_RESOLVER: MovedClassResolver = message_type_resolver()
 
 __all__ = [
+    "MovedClassResolver",
     "decode_event",
     "decode_process",
     "decode_state",
@@ -58,11 +68,21 @@ def encode_event(event: PersistedEvent) -> str:
     return dumps(event.model_dump())
 
 
-def decode_event(data: str | dict[str, Any], team_id: UUID, sequence: int) -> PersistedEvent:
-    """Rebuild an event; an undecodable one raises ``EventLogUnreadableError``."""
+def decode_event(
+    data: str | dict[str, Any],
+    team_id: UUID,
+    sequence: int,
+    resolver: MovedClassResolver | None = None,
+) -> PersistedEvent:
+    """Rebuild an event; an undecodable one raises ``EventLogUnreadableError``.
+
+    ``resolver`` answers for class paths that moved (default: the aliases the
+    current plugin registry's message types declare).
+    """
     try:
         raw = loads(data) if isinstance(data, str) else data
-        return PersistedEvent.model_validate(raw)
+        with resolving_moved_classes(resolver or _DEFAULT_RESOLVER):
+            return PersistedEvent.model_validate(raw)
     except Exception as exc:
         raise EventLogUnreadableError(
             f"event {sequence} of team {team_id} cannot be decoded: {exc}"
@@ -74,11 +94,17 @@ def encode_state(snapshot: AgentStateSnapshot) -> str:
     return dumps(snapshot.model_dump())
 
 
-def decode_state(data: str | dict[str, Any], team_id: UUID, agent_id: str) -> AgentStateSnapshot:
+def decode_state(
+    data: str | dict[str, Any],
+    team_id: UUID,
+    agent_id: str,
+    resolver: MovedClassResolver | None = None,
+) -> AgentStateSnapshot:
     """Rebuild a snapshot; an undecodable one raises ``EventLogUnreadableError``."""
     try:
         raw = loads(data) if isinstance(data, str) else data
-        return AgentStateSnapshot.model_validate(raw)
+        with resolving_moved_classes(resolver or _DEFAULT_RESOLVER):
+            return AgentStateSnapshot.model_validate(raw)
     except Exception as exc:
         raise EventLogUnreadableError(
             f"state of agent {agent_id} in team {team_id} cannot be decoded: {exc}"
@@ -90,11 +116,14 @@ def encode_process(process: Process) -> str:
     return dumps(process.model_dump())
 
 
-def decode_process(data: str | dict[str, Any], team_id: str) -> Process:
+def decode_process(
+    data: str | dict[str, Any], team_id: str, resolver: MovedClassResolver | None = None
+) -> Process:
     """Rebuild a team record; an undecodable one raises ``TeamRecordUnreadableError``."""
     try:
         raw = loads(data) if isinstance(data, str) else data
-        return Process.model_validate(raw)
+        with resolving_moved_classes(resolver or _DEFAULT_RESOLVER):
+            return Process.model_validate(raw)
     except Exception as exc:
         raise TeamRecordUnreadableError(
             f"the record of team {team_id} cannot be decoded: {exc}"

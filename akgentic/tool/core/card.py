@@ -14,7 +14,6 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
-    field_serializer,
     model_validator,
 )
 
@@ -57,10 +56,16 @@ class ToolCard(SerializableBaseModel, ABC):
     (raises :class:`~akgentic.tool.errors.ToolObserverGone` when the agent is gone)
     or ``self._observer_or_none()`` (returns None), never store it yourself.
 
-    Serialized, a card carries its registered name under ``card`` (when a plugin
-    registers its class) and its class path under ``__model__``. Validating a mapping
-    through ``ToolCard`` (or a field typed ``ToolCard``) picks the class from either:
+    Serialized, a card carries its registered name under ``card`` and its class path
+    under ``__model__``. Validating a mapping through ``ToolCard`` (or a field typed
+    ``ToolCard``) picks the class from either:
     ``ToolCard.model_validate({"card": "shout", "shout": {"suffix": "!!"}})``.
+
+    The name is recorded when the card is validated, never looked up when it is
+    dumped: the name it was loaded by, else the name its class is registered under
+    in the :func:`~akgentic.plugins.current_registry` of the validating code (None
+    when no plugin registers the class). A dump is therefore the same whatever
+    plugins the dumping process has.
     """
 
     # Built at class definition, not on first use: a deferred build snapshots the
@@ -124,11 +129,14 @@ class ToolCard(SerializableBaseModel, ABC):
             return target.model_validate(payload, context=info.context)
         return handler(payload)
 
-    @field_serializer(CARD_KEY)
-    def _registered_name(self, _value: str | None) -> str | None:
-        from akgentic.tool.core.catalog import registered_card_name
+    @model_validator(mode="after")
+    def _record_registered_name(self) -> Self:
+        if self.card is None:
+            from akgentic.tool.core.catalog import registered_card_name
 
-        return registered_card_name(type(self))
+            # Through __dict__: a recorded name is not a field the caller set.
+            self.__dict__[CARD_KEY] = registered_card_name(type(self))
+        return self
 
     # ---------------------------------------------------------- observer
 
@@ -207,9 +215,9 @@ class ToolCard(SerializableBaseModel, ABC):
 
 
 def _select(cls: type[ToolCard], data: dict[str, Any]) -> tuple[type[ToolCard], dict[str, Any]]:
-    """The class to build and the payload to build it from (``card`` removed)."""
+    """The class to build and the payload to build it from (the ``card`` name kept)."""
     target = _target_class(cls, data)
-    payload = {key: value for key, value in data.items() if key != CARD_KEY}
+    payload = dict(data)
     if MODEL_KEY in payload:
         # Keep a marker (stored payloads get the serializer's tolerance for fields
         # removed since), but the one naming the class actually chosen.

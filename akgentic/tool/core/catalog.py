@@ -2,8 +2,9 @@
 
 Cards are plugins: a distribution registers card classes through the
 ``akgentic_tool_cards`` hook, and YAML or stored payloads name them (``card: shout``).
-Everything here goes through :func:`akgentic.plugins.get_registry`, so plugins are
-discovered on the first lookup, never on import.
+Every function takes the :class:`~akgentic.plugins.PluginRegistry` to read
+(``registry=``), defaulting to :func:`akgentic.plugins.current_registry`; plugins
+are discovered on the first lookup, never on import.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import logging
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from akgentic.tool.core.card import CARD_KEY, ToolCard
 from akgentic.tool.core.channels import Channels
@@ -30,69 +31,68 @@ __all__ = [
     "registered_card_name",
 ]
 
+if TYPE_CHECKING:
+    from akgentic.plugins import PluginRegistry
+
 logger = logging.getLogger(__name__)
 
 
-def installed_cards() -> dict[str, type[ToolCard]]:
+def _registry(registry: PluginRegistry | None) -> PluginRegistry:
+    if registry is not None:
+        return registry
+    from akgentic.plugins import current_registry
+
+    return current_registry()
+
+
+def installed_cards(registry: PluginRegistry | None = None) -> dict[str, type[ToolCard]]:
     """Registered name -> card class, for every card the loaded plugins provide.
 
-    Raises:
-        TypeError: A plugin registered something that is not a ToolCard subclass.
+    Every class is a ``ToolCard`` subclass: the registry checked each record when it
+    collected it, and a plugin registering anything else is reported failed.
     """
-    from akgentic.plugins import get_registry
-
-    registry = get_registry()
-    cards: dict[str, type[ToolCard]] = {}
-    for name, spec in registry.tool_cards().items():
-        card = spec.card
-        if not (isinstance(card, type) and issubclass(card, ToolCard)):
-            owner = registry.owner("tool_cards", name)
-            by = f" by plugin {owner.name!r}" if owner is not None else ""
-            raise TypeError(
-                f"tool card {name!r} registered{by} is {card!r}, not a ToolCard subclass"
-            )
-        cards[name] = card
-    return cards
+    return {name: spec.card for name, spec in _registry(registry).tool_cards().items()}
 
 
-def installed_card_names() -> list[str]:
+def installed_card_names(registry: PluginRegistry | None = None) -> list[str]:
     """Sorted registered card names (empty when the registry cannot be read)."""
     from akgentic.plugins import PluginError
 
     try:
-        return sorted(installed_cards())
-    except (PluginError, TypeError):
+        return sorted(installed_cards(registry))
+    except PluginError:
         return []
 
 
-def lookup_card_class(name: str) -> type[ToolCard]:
+def lookup_card_class(name: str, registry: PluginRegistry | None = None) -> type[ToolCard]:
     """The card class registered as ``name``.
 
     Raises:
         ValueError: No loaded plugin provides ``name``; the message lists the installed
             cards and, for well-known names, the distribution to ``pip install``.
     """
-    from akgentic.plugins import UnknownPluginNameError, get_registry
+    from akgentic.plugins import ToolCardSpec, UnknownPluginNameError
 
     try:
-        spec = get_registry().get("tool_cards", name)
+        spec = _registry(registry).get("tool_cards", name)
     except UnknownPluginNameError as error:
         raise ValueError(str(error)) from None
-    card = installed_cards().get(spec.name)
-    assert card is not None  # installed_cards() validated every record
-    return card
+    assert isinstance(spec, ToolCardSpec)
+    return spec.card
 
 
-def registered_card_name(card: type[ToolCard]) -> str | None:
+def registered_card_name(
+    card: type[ToolCard], registry: PluginRegistry | None = None
+) -> str | None:
     """The first name under which ``card`` is registered, or None.
 
-    Never raises: a broken plugin setup only loses the informative name in a dump,
-    the class path still identifies the card.
+    Never raises: a broken plugin setup only loses the informative name, the class
+    path still identifies the card.
     """
-    from akgentic.plugins import PluginError, get_registry
+    from akgentic.plugins import PluginError
 
     try:
-        specs = get_registry().tool_cards()
+        specs = _registry(registry).tool_cards()
     except PluginError as error:
         logger.debug("cannot read tool card names: %s", error)
         return None
@@ -192,14 +192,13 @@ def card_capabilities(card: type[ToolCard]) -> list[CapabilityInfo]:
     return capabilities
 
 
-def describe_cards() -> list[CardInfo]:
+def describe_cards(registry: PluginRegistry | None = None) -> list[CardInfo]:
     """Every installed card with its plugin, distribution and capabilities, by name."""
     from akgentic.core.utils.serializer import class_path
-    from akgentic.plugins import get_registry
 
-    registry = get_registry()
+    registry = _registry(registry)
     infos: list[CardInfo] = []
-    for name, card in sorted(installed_cards().items()):
+    for name, card in sorted(installed_cards(registry).items()):
         owner = registry.owner("tool_cards", name)
         infos.append(
             CardInfo(
@@ -213,7 +212,7 @@ def describe_cards() -> list[CardInfo]:
     return infos
 
 
-def card_json_schema(name: str) -> dict[str, Any]:
+def card_json_schema(name: str, registry: PluginRegistry | None = None) -> dict[str, Any]:
     """JSON Schema of the YAML mapping that configures the card registered as ``name``.
 
     The mapping is ``{card: <name>, ...fields}``; the schema pins ``card`` to ``name``
@@ -222,7 +221,7 @@ def card_json_schema(name: str) -> dict[str, Any]:
     Raises:
         ValueError: ``name`` is not an installed card.
     """
-    card = lookup_card_class(name)
+    card = lookup_card_class(name, registry)
     schema = card.model_json_schema()
     properties = dict(schema.get("properties", {}))
     properties[CARD_KEY] = {
