@@ -12,13 +12,13 @@ from akgentic.testing.plugins import FakeDistributions
 
 BROKEN_SOURCE = "raise RuntimeError('boom at import')\n"
 
-GOOD_SOURCE = '''
+GOOD_SOURCE = """
 from akgentic.plugins import hookimpl, VectorBackendSpec
 
 @hookimpl
 def akgentic_vector_backends():
     return [VectorBackendSpec(name="fake-vectors", factory=dict)]
-'''
+"""
 
 
 @pytest.fixture

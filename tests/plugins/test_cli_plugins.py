@@ -64,9 +64,7 @@ def test_broken_plugin_is_listed_as_failed_and_the_command_still_succeeds(
 def test_strict_mode_makes_the_listing_fail_naming_the_broken_plugin(
     installed_broken_and_good: FakeDistributions,
 ) -> None:
-    result = _run(
-        installed_broken_and_good.root, "plugins", "--json", AKGENTIC_STRICT_PLUGINS="1"
-    )
+    result = _run(installed_broken_and_good.root, "plugins", "--json", AKGENTIC_STRICT_PLUGINS="1")
     assert result.returncode != 0
     assert "broken" in result.stderr
 

@@ -116,9 +116,7 @@ def test_two_distributions_declaring_the_same_entry_point_name_are_reported(
 ) -> None:
     for dist in ("akgentic-twin-a", "akgentic-twin-b"):
         module = dist.replace("-", "_")
-        fake_distributions.add(
-            dist, entry_points={"twin": module}, modules={module: "VALUE = 1\n"}
-        )
+        fake_distributions.add(dist, entry_points={"twin": module}, modules={module: "VALUE = 1\n"})
     host = discovering_host()
     twin = host.plugin("twin")
     assert twin is not None and twin.status == "failed"
@@ -132,8 +130,10 @@ def test_discovery_is_cached_per_host_and_loads_once(
     fake_distributions.add(
         "akgentic-counter",
         entry_points={"counter": "akgentic_counter"},
-        modules={"akgentic_counter": "import builtins\nbuiltins.AKG_COUNTER = "
-                 "getattr(builtins, 'AKG_COUNTER', 0) + 1\n"},
+        modules={
+            "akgentic_counter": "import builtins\nbuiltins.AKG_COUNTER = "
+            "getattr(builtins, 'AKG_COUNTER', 0) + 1\n"
+        },
     )
     import builtins
 

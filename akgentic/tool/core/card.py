@@ -250,8 +250,7 @@ def _target_class(cls: type[ToolCard], data: dict[str, Any]) -> type[ToolCard]:
 
         listed = ", ".join(installed_card_names()) or "none"
         raise ValueError(
-            f"a tool card needs '{CARD_KEY}: <name>' naming an installed card "
-            f"(installed: {listed})"
+            f"a tool card needs '{CARD_KEY}: <name>' naming an installed card (installed: {listed})"
         )
     return cls
 
