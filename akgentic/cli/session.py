@@ -140,7 +140,7 @@ def cli_errors() -> Iterator[None]:
     """Turn expected failures into one ``error:`` line and an exit code."""
     from pydantic import ValidationError
 
-    from akgentic.plugins import UnknownPluginNameError
+    from akgentic.plugins import PluginError, UnknownPluginNameError
     from akgentic.team.card_yaml import TeamCardValidationError
     from akgentic.team.errors import EventStoreError, TeamNotFoundError, TeamStateError
 
@@ -160,6 +160,10 @@ def cli_errors() -> Iterator[None]:
     except UnknownPluginNameError as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
+    except PluginError as exc:
+        # Two plugins claiming one name, strict mode: the installation, not the input.
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
     except (TeamNotFoundError, TeamStateError) as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None

@@ -384,11 +384,12 @@ class PluginHost:
                 result.append((info, obj))
         return result
 
-    def add_conflict(self, name: str, note: str) -> None:
+    def add_conflict(self, name: str, note: str, *, warn: bool = False) -> None:
         """Record that plugin ``name`` clashes with another party (status ``conflict``).
 
         The plugin stays registered; ``note`` is one line naming the other party.
-        Recording the same note twice does nothing.
+        Recording the same note twice does nothing. ``warn`` logs it as a warning
+        (for clashes nothing else reports; a name clash already raises on lookup).
         """
         with self._lock:
             info = self._plugins.get(name)
@@ -398,7 +399,13 @@ class PluginHost:
             info.status = "conflict"
             # ``error`` carries the clash too, so listings show it where they show failures.
             info.error = "; ".join(info.conflicts)
-            logger.warning("akgentic plugin %r (%s): %s", name, info.distribution or "?", note)
+            logger.log(
+                logging.WARNING if warn else logging.INFO,
+                "akgentic plugin %r (%s): %s",
+                name,
+                info.distribution or "?",
+                note,
+            )
 
     def mark_failed(self, name: str, error: str) -> None:
         """Record that a loaded plugin failed later (a hook raised); unregister it."""

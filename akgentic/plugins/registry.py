@@ -182,6 +182,7 @@ class PluginRegistry:
             self._host.add_conflict(
                 info.name,
                 f"CLI command {name!r} collides with {party}; the plugin's command is ignored",
+                warn=True,
             )
             return False
         owners[name] = info.name
