@@ -7,12 +7,17 @@ defines functions with the same names, decorated with
 needs, and may declare fewer parameters than the specification.
 
 Registration hooks take no argument and return an iterable of typed records
-(:mod:`akgentic.plugins.specs`). The host calls every implementation, flattens
-the results into one name -> record map per kind and raises
+(:mod:`akgentic.plugins.specs`). The registry calls every implementation, checks
+each record (``Spec.check``: a ``ToolCardSpec`` whose ``card`` is not a
+``ToolCard`` subclass, a factory that is not callable...), flattens the results
+into one name -> record map per kind and raises
 :class:`~akgentic.plugins.errors.DuplicatePluginNameError` when two plugins claim
-the same name. They are called once per process, when the kind is first needed
-(never per actor message), so they should only *describe* things: import
-heavy optional libraries inside the factories they return, not at module top.
+the same name (both plugins then show the status ``conflict``). A hook that
+raises or returns a record failing its check makes its plugin ``failed``; the
+other plugins keep working. Hooks are called once per registry, when the kind is
+first needed (never per actor message), so they should only *describe* things:
+import heavy optional libraries inside the factories they return, not at module
+top.
 
 The docs' hook reference is generated from these docstrings, and a test fails
 when a hook lacks one of its sections (Purpose, Parameters, Results, Example).
@@ -234,7 +239,10 @@ def akgentic_cli(app: typer.Typer) -> None:
     Results:
         Every implementation is called once when the CLI starts, in plugin
         load order; return values are ignored. A plugin whose hook raises is
-        reported as failed and the CLI keeps working without its commands.
+        reported as failed and the CLI keeps working without its commands. A
+        command named like one that already exists (a built-in such as
+        ``team``, or an earlier plugin's) is dropped and reported: a warning,
+        and the status ``conflict`` in ``akgentic plugins``.
 
     Example:
         .. code-block:: python

@@ -109,12 +109,12 @@ class TeamManager:
 
     @property
     def registry(self) -> PluginRegistry:
-        """The plugin registry this manager resolves names with."""
+        """The plugin registry this manager resolves names with (given, else the current one)."""
         if self._registry is not None:
             return self._registry
-        from akgentic.plugins import get_registry
+        from akgentic.plugins import current_registry
 
-        return get_registry()
+        return current_registry()
 
     # -- cards --------------------------------------------------------------
     @_with_registry

@@ -53,12 +53,13 @@ def resolve_card_attribute(package: str, name: str) -> type[ToolCard]:
     if name.startswith("_") or not name.isidentifier() or _is_submodule(package, name):
         raise missing
 
-    from akgentic.plugins import PluginError, get_registry
+    from akgentic.plugins import PluginError, current_registry
     from akgentic.tool.core.catalog import installed_cards
 
+    registry = current_registry()
     try:
-        cards = installed_cards()
-    except (PluginError, TypeError) as error:
+        cards = installed_cards(registry)
+    except PluginError as error:
         raise CardNotInstalledError(
             f"cannot import name {name!r} from {package!r}: the plugin registry failed "
             f"({error})",
@@ -75,7 +76,7 @@ def resolve_card_attribute(package: str, name: str) -> type[ToolCard]:
     # The registry's hint comes from akgentic.plugins.known.KNOWN_PROVIDERS, and also
     # says when the providing plugin is installed but disabled or broken, which a bare
     # "pip install" would not fix.
-    hint = get_registry().unknown("tool_cards", card_name_from_class_name(name)).hint
+    hint = registry.unknown("tool_cards", card_name_from_class_name(name)).hint
     installed = ", ".join(sorted(card.__name__ for card in cards.values())) or "none"
     message = (
         f"cannot import name {name!r} from {package!r}: no installed plugin provides a "

@@ -19,6 +19,7 @@ from akgentic.plugins import (
     get_registry,
     hookimpl,
 )
+from akgentic.team.store import EventStore
 from akgentic.tool import ToolCard
 
 Register = Callable[..., PluginInfo]
@@ -29,6 +30,10 @@ class _Card(ToolCard):
 
     def get_tools(self) -> list[Callable[..., Any]]:
         return []
+
+
+def _never_opened(url: str) -> EventStore:
+    raise AssertionError(f"the registry must not open stores ({url})")
 
 
 def _plugin(**hooks: Callable[..., Any]) -> object:
@@ -110,7 +115,7 @@ def test_hook_that_raises_is_reported_and_others_still_contribute(
 
 
 def test_event_store_is_found_by_url_scheme(register_plugin: Register) -> None:
-    spec = EventStoreSpec(name="memo", schemes=("memo", "memo+x"), open=lambda url: url)
+    spec = EventStoreSpec(name="memo", schemes=("memo", "memo+x"), open=_never_opened)
     register_plugin(_plugin(akgentic_event_stores=lambda: [spec]), "memo-plugin")
     assert get_registry().event_store_for_scheme("memo+x") is spec
     with pytest.raises(UnknownPluginNameError, match="pip install akgentic-postgres"):
@@ -118,8 +123,8 @@ def test_event_store_is_found_by_url_scheme(register_plugin: Register) -> None:
 
 
 def test_url_scheme_claimed_by_two_stores_is_an_error(register_plugin: Register) -> None:
-    a = EventStoreSpec(name="a", schemes=("same",), open=lambda url: url)
-    b = EventStoreSpec(name="b", schemes=("same",), open=lambda url: url)
+    a = EventStoreSpec(name="a", schemes=("same",), open=_never_opened)
+    b = EventStoreSpec(name="b", schemes=("same",), open=_never_opened)
     register_plugin(_plugin(akgentic_event_stores=lambda: [a]), "pa")
     register_plugin(_plugin(akgentic_event_stores=lambda: [b]), "pb")
     with pytest.raises(DuplicatePluginNameError, match="same"):
@@ -145,4 +150,4 @@ def test_record_names_must_be_plain_identifiers(name: str) -> None:
 
 def test_event_store_record_requires_a_scheme() -> None:
     with pytest.raises(ValueError, match="no URL scheme"):
-        EventStoreSpec(name="nowhere", schemes=(), open=lambda url: url)
+        EventStoreSpec(name="nowhere", schemes=(), open=_never_opened)
