@@ -140,6 +140,8 @@ class PluginHost:
         self._plugins: dict[str, PluginInfo] = {}
         # Entry points refused because a built-in owns their name: listed, never loaded.
         self._shadowed: list[PluginInfo] = []
+        # plugin name -> conflict note -> the other plugin's name ("" for a built-in command)
+        self._parties: dict[str, dict[str, str]] = {}
         self._registry: PluginRegistry | None = None
 
     # -- environment ------------------------------------------------------
@@ -349,7 +351,24 @@ class PluginHost:
             if plugin is not None:
                 self.pm.unregister(plugin)
             self._plugins.pop(name, None)
+            self._forget_conflicts_with(name)
             self._invalidate()
+
+    def _forget_conflicts_with(self, gone: str) -> None:
+        """A plugin left: the clashes it was a party to are over."""
+        self._parties.pop(gone, None)
+        for name, notes in self._parties.items():
+            info = self._plugins.get(name)
+            for note, other in list(notes.items()):
+                if other != gone:
+                    continue
+                del notes[note]
+                if info is not None and note in info.conflicts:
+                    info.conflicts.remove(note)
+            if info is not None and info.status == "conflict":
+                info.error = "; ".join(info.conflicts) or None
+                if not info.conflicts:
+                    info.status = "loaded"
 
     def _invalidate(self) -> None:
         # The registry object stays (whoever holds it keeps a valid one); its maps go.
@@ -384,17 +403,20 @@ class PluginHost:
                 result.append((info, obj))
         return result
 
-    def add_conflict(self, name: str, note: str, *, warn: bool = False) -> None:
+    def add_conflict(self, name: str, note: str, *, other: str = "", warn: bool = False) -> None:
         """Record that plugin ``name`` clashes with another party (status ``conflict``).
 
-        The plugin stays registered; ``note`` is one line naming the other party.
-        Recording the same note twice does nothing. ``warn`` logs it as a warning
-        (for clashes nothing else reports; a name clash already raises on lookup).
+        The plugin stays registered; ``note`` is one line naming the other party,
+        ``other`` that party's plugin name when it is one (the clash ends when that
+        plugin is unregistered or fails). Recording the same note twice does
+        nothing. ``warn`` logs it as a warning (for clashes nothing else reports;
+        a name clash already raises on lookup).
         """
         with self._lock:
             info = self._plugins.get(name)
             if info is None or not info.active or note in info.conflicts:
                 return
+            self._parties.setdefault(name, {})[note] = other
             info.conflicts.append(note)
             info.status = "conflict"
             # ``error`` carries the clash too, so listings show it where they show failures.
@@ -418,6 +440,8 @@ class PluginHost:
                 self.pm.unregister(plugin)
             info.status = "failed"
             info.error = error
+            info.conflicts.clear()
+            self._forget_conflicts_with(name)
             self._invalidate()
             self._fail(info)
 

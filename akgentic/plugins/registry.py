@@ -90,6 +90,8 @@ class PluginRegistry:
         self._owners: dict[str, dict[str, PluginInfo]] = {}
         # A kind whose names clash stays an error until the plugins change.
         self._errors: dict[str, DuplicatePluginNameError] = {}
+        # Kinds being collected: a hook that looks its own kind up gets no records.
+        self._building: set[str] = set()
 
     @property
     def host(self) -> PluginHost:
@@ -182,6 +184,7 @@ class PluginRegistry:
             self._host.add_conflict(
                 info.name,
                 f"CLI command {name!r} collides with {party}; the plugin's command is ignored",
+                other=other,
                 warn=True,
             )
             return False
@@ -258,6 +261,17 @@ class PluginRegistry:
             cached = self._maps.get(kind)
             if cached is not None:
                 return cast("dict[str, S]", cached)
+            if kind in self._building:
+                return {}
+            self._building.add(kind)
+            try:
+                return self._collect(kind, spec_type)
+            finally:
+                self._building.discard(kind)
+
+    def _collect(self, kind: str, spec_type: type[S]) -> dict[str, S]:
+        """Call every plugin's hook of ``kind``, check the records and cache the map."""
+        with self._lock:
             hook = KINDS[kind][0]
             found: dict[str, S] = {}
             owners: dict[str, PluginInfo] = {}
@@ -293,8 +307,12 @@ class PluginRegistry:
         self, what: str, name: str, first: PluginInfo, second: PluginInfo
     ) -> DuplicatePluginNameError:
         """Mark both plugins ``conflict`` (each naming the other) and build the error."""
-        self._host.add_conflict(first.name, f"{what} {name!r} is also registered by {second.label}")
-        self._host.add_conflict(second.name, f"{what} {name!r} is also registered by {first.label}")
+        self._host.add_conflict(
+            first.name, f"{what} {name!r} is also registered by {second.label}", other=second.name
+        )
+        self._host.add_conflict(
+            second.name, f"{what} {name!r} is also registered by {first.label}", other=first.name
+        )
         return DuplicatePluginNameError(
             what, name, first.label, second.label, plugins=(first.name, second.name)
         )

@@ -18,7 +18,14 @@ from typing import Any
 
 import pytest
 
-from akgentic.plugins import EssentialPluginError, PluginHost, get_host, reset_host, use_host
+from akgentic.plugins import (
+    EssentialPluginError,
+    PluginHost,
+    PluginInfo,
+    get_host,
+    reset_host,
+    use_host,
+)
 from akgentic.testing.plugins import FakeDistributions
 
 HostFactory = Callable[..., PluginHost]
@@ -333,3 +340,35 @@ def test_the_plugin_listing_shows_the_command_clash(
     assert squatter["status"] == "conflict"
     assert "'team'" in squatter["error"]
     assert "'team'" in result.stderr  # the warning line
+
+
+def test_a_conflict_ends_when_one_of_the_two_plugins_goes(
+    plugin_host: PluginHost, register_plugin: Callable[..., PluginInfo]
+) -> None:
+    from types import ModuleType
+
+    from akgentic.plugins import DuplicatePluginNameError, ToolCardSpec, hookimpl
+    from akgentic.tool import ToolCard
+
+    class Twin(ToolCard):
+        """A card two plugins both claim."""
+
+        def get_tools(self) -> list[Callable[..., Any]]:
+            return []
+
+    for name in ("first", "second"):
+        module = ModuleType(name)
+        setattr(  # noqa: B010
+            module, "akgentic_tool_cards", hookimpl(lambda: [ToolCardSpec(name="twin", card=Twin)])
+        )
+        register_plugin(module, name)
+    with pytest.raises(DuplicatePluginNameError) as error:
+        plugin_host.registry.tool_cards()
+    assert "AKGENTIC_DISABLE_PLUGINS=first or AKGENTIC_DISABLE_PLUGINS=second" in str(error.value)
+    statuses = {info.name: info.status for info in plugin_host.plugins()}
+    assert statuses == {"first": "conflict", "second": "conflict"}
+
+    plugin_host.unregister("second")
+    first = plugin_host.plugin("first")
+    assert first is not None and first.status == "loaded" and first.error is None
+    assert plugin_host.registry.tool_cards()["twin"].card is Twin
