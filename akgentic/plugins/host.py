@@ -33,19 +33,28 @@ to :func:`get_host` and cached for the process; :func:`reset_host` drops it
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import pluggy
 
 from akgentic.plugins import hookspecs
+from akgentic.plugins.discovery import (
+    ENTRY_POINT_GROUP,
+    ESSENTIAL_PLUGINS,
+    KERNEL_DISTRIBUTION,
+    Declared,
+    declared_entry_points,
+    load_extensions,
+    split_env,
+    truthy,
+)
 from akgentic.plugins.errors import EssentialPluginError, PluginLoadError
+from akgentic.plugins.info import PluginInfo, PluginStatus
 from akgentic.plugins.markers import PROJECT_NAME
 
 if TYPE_CHECKING:
@@ -64,64 +73,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("akgentic.plugins")
-
-ENTRY_POINT_GROUP = "akgentic"
-KERNEL_DISTRIBUTION = "akgentic"
-#: Built-in plugins the kernel cannot run without; they refuse to be disabled.
-ESSENTIAL_PLUGINS = frozenset({"core"})
-
-#: ``conflict``: loaded, but something it provides is also claimed by another party
-#: (see :attr:`PluginInfo.conflicts`); the plugin's hooks still run.
-PluginStatus = Literal["loaded", "disabled", "failed", "conflict"]
-
-
-@dataclass
-class PluginInfo:
-    """What the host knows about one plugin, loaded or not."""
-
-    name: str
-    distribution: str = ""
-    version: str = ""
-    builtin: bool = False
-    status: PluginStatus = "loaded"
-    error: str | None = None
-    hooks: list[str] = field(default_factory=list)
-    provides: dict[str, list[str]] = field(default_factory=dict)
-    entry_point: str = ""
-    #: One line per clash with another party (a plugin, a built-in command); while
-    #: the status is ``conflict``, ``error`` joins them.
-    conflicts: list[str] = field(default_factory=list)
-
-    @property
-    def label(self) -> str:
-        """``name (distribution)`` for error messages."""
-        return f"plugin {self.name!r} ({self.distribution or 'not installed'})"
-
-    @property
-    def active(self) -> bool:
-        """Whether its hooks run: ``loaded``, or loaded with a ``conflict``."""
-        return self.status in ("loaded", "conflict")
-
-    def as_json(self) -> dict[str, object]:
-        """The machine-readable form printed by ``akgentic plugins --json``."""
-        return {
-            "name": self.name,
-            "distribution": self.distribution,
-            "version": self.version,
-            "builtin": self.builtin,
-            "status": self.status,
-            "error": self.error,
-            "hooks": list(self.hooks),
-            "provides": {kind: list(names) for kind, names in self.provides.items()},
-        }
-
-
-def _split_env(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
-
-
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 class PluginHost:
@@ -152,7 +103,7 @@ class PluginHost:
     @property
     def strict(self) -> bool:
         """Whether load failures are errors (``AKGENTIC_STRICT_PLUGINS=1``)."""
-        return _truthy(self._getenv("AKGENTIC_STRICT_PLUGINS"))
+        return truthy(self._getenv("AKGENTIC_STRICT_PLUGINS"))
 
     # -- discovery --------------------------------------------------------
     def load(self) -> None:
@@ -171,31 +122,21 @@ class PluginHost:
                 self.pm = _plugin_manager()
                 self._plugins.clear()
                 self._shadowed.clear()
+                self._parties.clear()
                 self._invalidate()
                 raise
 
     def _discover(self) -> None:
-        only = _split_env(self._getenv("AKGENTIC_PLUGINS"))
-        disabled = set(_split_env(self._getenv("AKGENTIC_DISABLE_PLUGINS")))
+        only = split_env(self._getenv("AKGENTIC_PLUGINS"))
+        disabled = set(split_env(self._getenv("AKGENTIC_DISABLE_PLUGINS")))
         refused = sorted(disabled & ESSENTIAL_PLUGINS)
         if refused:
             raise EssentialPluginError(
                 f"built-in plugin(s) {', '.join(refused)} are essential to the kernel and "
                 "cannot be disabled; remove them from AKGENTIC_DISABLE_PLUGINS"
             )
-        declared: dict[str, list[tuple[PluginInfo, importlib.metadata.EntryPoint]]] = {}
-        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-            dist = getattr(ep, "dist", None)
-            dist_name = (dist.metadata["Name"] if dist is not None else "") or ""
-            info = PluginInfo(
-                name=ep.name,
-                distribution=dist_name,
-                version=dist.version if dist is not None else "",
-                builtin=dist_name.lower() == KERNEL_DISTRIBUTION,
-                entry_point=ep.value,
-            )
-            declared.setdefault(ep.name, []).append((info, ep))
-        candidates: dict[str, tuple[PluginInfo, importlib.metadata.EntryPoint]] = {}
+        declared = declared_entry_points()
+        candidates: dict[str, Declared] = {}
         for name, pairs in declared.items():
             builtin = [pair for pair in pairs if pair[0].builtin]
             if builtin:
@@ -223,7 +164,7 @@ class PluginHost:
             for wanted in sorted(set(names)):
                 if wanted not in declared:
                     logger.warning("%s names %r, which is not installed", variable, wanted)
-        selected: list[tuple[PluginInfo, importlib.metadata.EntryPoint]] = []
+        selected: list[Declared] = []
         for info, ep in candidates.values():
             keep = info.name in ESSENTIAL_PLUGINS and info.builtin
             if not keep:
@@ -247,20 +188,9 @@ class PluginHost:
         self._shadowed.append(info)
         self._warn(info)
 
-    def _load_entry_points(
-        self, selected: list[tuple[PluginInfo, importlib.metadata.EntryPoint]]
-    ) -> None:
+    def _load_entry_points(self, selected: list[Declared]) -> None:
         if not selected:
             return
-        from stevedore import ExtensionManager, NamedExtensionManager
-
-        # Hand stevedore the entry points enumerated above instead of letting it scan
-        # again: the group is read once per host, and a name another distribution
-        # also declares (an impostor of a built-in) can never be loaded in its place.
-        # stevedore memoises per namespace for the whole process, so the seeded list
-        # is removed again once loading is done.
-        cache = ExtensionManager.ENTRY_POINT_CACHE
-        cache[ENTRY_POINT_GROUP] = [ep for _info, ep in selected]
         by_name = {info.name: info for info, _ep in selected}
 
         def on_failure(_manager: object, entry_point: object, exc: BaseException) -> None:
@@ -271,21 +201,11 @@ class PluginHost:
             logger.debug("traceback of plugin %r import failure", name, exc_info=exc)
             self._fail(info)
 
-        try:
-            manager: NamedExtensionManager[object] = NamedExtensionManager(
-                namespace=ENTRY_POINT_GROUP,
-                names=list(by_name),
-                name_order=True,
-                on_load_failure_callback=on_failure,
-                on_missing_entrypoints_callback=lambda _names: None,
-            )
-        finally:
-            cache.pop(ENTRY_POINT_GROUP, None)
-        for extension in manager.extensions:
-            info = by_name[extension.name]
+        for name, plugin in load_extensions(selected, on_failure):
+            info = by_name[name]
             if info.status == "failed":
                 continue
-            self._register_loaded(extension.plugin, info)
+            self._register_loaded(plugin, info)
         for info in by_name.values():
             if info.name not in self._plugins:
                 info.status = "failed"
