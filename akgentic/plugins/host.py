@@ -87,6 +87,8 @@ class PluginHost:
         self._env = env
         self._autoload = autoload
         self._loaded = False
+        # Set once loading has finished: read without the lock on the lookup fast path.
+        self._ready = False
         self._lock = threading.RLock()
         self._plugins: dict[str, PluginInfo] = {}
         # Entry points refused because a built-in owns their name: listed, never loaded.
@@ -113,9 +115,11 @@ class PluginHost:
                 return
             self._loaded = True
             if not self._autoload:
+                self._ready = True
                 return
             try:
                 self._discover()
+                self._ready = True
             except BaseException:
                 # All or nothing: a half-loaded (or empty) host must never be served.
                 self._loaded = False
@@ -368,6 +372,9 @@ class PluginHost:
     @property
     def registry(self) -> PluginRegistry:
         """The typed facade over this host's hooks (built on first use)."""
+        registry = self._registry
+        if registry is not None and self._ready:
+            return registry
         self.load()
         with self._lock:
             if self._registry is None:
@@ -393,6 +400,9 @@ def get_host() -> PluginHost:
     A host whose discovery raised is not kept: the next call discovers again.
     """
     global _host
+    host = _host
+    if host is not None and host._ready:
+        return host  # the common case: no lock once the process host is loaded
     with _host_lock:
         created = _host is None
         if _host is None:

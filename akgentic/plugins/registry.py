@@ -254,6 +254,9 @@ class PluginRegistry:
         return cast("Callable[..., Any]", pm.subset_hook_caller(hook, remove_plugins=others))
 
     def _kind(self, kind: str, spec_type: type[S]) -> dict[str, S]:
+        cached = self._maps.get(kind)
+        if cached is not None:
+            return cast("dict[str, S]", cached)  # a collected map is never changed, only dropped
         with self._lock:
             error = self._errors.get(kind)
             if error is not None:

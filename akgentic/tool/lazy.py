@@ -61,8 +61,7 @@ def resolve_card_attribute(package: str, name: str) -> type[ToolCard]:
         cards = installed_cards(registry)
     except PluginError as error:
         raise CardNotInstalledError(
-            f"cannot import name {name!r} from {package!r}: the plugin registry failed "
-            f"({error})",
+            f"cannot import name {name!r} from {package!r}: the plugin registry failed ({error})",
             name=package,
         ) from error
     for card in cards.values():

@@ -15,6 +15,8 @@ import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from akgentic.plugins.errors import PluginError
+from akgentic.plugins.registry import current_registry
 from akgentic.tool.core.card import CARD_KEY, ToolCard
 from akgentic.tool.core.channels import Channels
 from akgentic.tool.core.params import BaseToolParam
@@ -38,11 +40,7 @@ logger = logging.getLogger(__name__)
 
 
 def _registry(registry: PluginRegistry | None) -> PluginRegistry:
-    if registry is not None:
-        return registry
-    from akgentic.plugins import current_registry
-
-    return current_registry()
+    return current_registry() if registry is None else registry
 
 
 def installed_cards(registry: PluginRegistry | None = None) -> dict[str, type[ToolCard]]:
@@ -56,8 +54,6 @@ def installed_cards(registry: PluginRegistry | None = None) -> dict[str, type[To
 
 def installed_card_names(registry: PluginRegistry | None = None) -> list[str]:
     """Sorted registered card names (empty when the registry cannot be read)."""
-    from akgentic.plugins import PluginError
-
     try:
         return sorted(installed_cards(registry))
     except PluginError:
@@ -89,8 +85,6 @@ def registered_card_name(
     Never raises: a broken plugin setup only loses the informative name, the class
     path still identifies the card.
     """
-    from akgentic.plugins import PluginError
-
     try:
         specs = _registry(registry).tool_cards()
     except PluginError as error:
