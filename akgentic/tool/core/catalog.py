@@ -15,8 +15,6 @@ import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from akgentic.plugins.errors import PluginError
-from akgentic.plugins.registry import current_registry
 from akgentic.tool.core.card import CARD_KEY, ToolCard
 from akgentic.tool.core.channels import Channels
 from akgentic.tool.core.params import BaseToolParam
@@ -40,7 +38,12 @@ logger = logging.getLogger(__name__)
 
 
 def _registry(registry: PluginRegistry | None) -> PluginRegistry:
-    return current_registry() if registry is None else registry
+    if registry is not None:
+        return registry
+    # Imported here: importing the tool package must not import the plugin system.
+    from akgentic.plugins.registry import current_registry
+
+    return current_registry()
 
 
 def installed_cards(registry: PluginRegistry | None = None) -> dict[str, type[ToolCard]]:
@@ -54,6 +57,8 @@ def installed_cards(registry: PluginRegistry | None = None) -> dict[str, type[To
 
 def installed_card_names(registry: PluginRegistry | None = None) -> list[str]:
     """Sorted registered card names (empty when the registry cannot be read)."""
+    from akgentic.plugins.errors import PluginError
+
     try:
         return sorted(installed_cards(registry))
     except PluginError:
@@ -85,6 +90,8 @@ def registered_card_name(
     Never raises: a broken plugin setup only loses the informative name, the class
     path still identifies the card.
     """
+    from akgentic.plugins.errors import PluginError
+
     try:
         specs = _registry(registry).tool_cards()
     except PluginError as error:
