@@ -19,7 +19,7 @@ def store_app() -> typer.Typer:
         url: Annotated[str, typer.Argument(help="Store URL, e.g. sqlite:///.akgentic/akgentic.db")],
     ) -> None:
         """Create the store's schema (tables, directories) if missing; safe to run again."""
-        from akgentic.plugins import UnknownPluginNameError, get_host
+        from akgentic.plugins import PluginError, UnknownPluginNameError, get_host
         from akgentic.team.errors import EventStoreError, UnknownStoreSchemeError
         from akgentic.team.urls import store_scheme
 
@@ -40,6 +40,9 @@ def store_app() -> typer.Typer:
         except (EventStoreError, UnknownPluginNameError, ValueError) as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(2) from None
+        except PluginError as exc:  # two plugins claiming the scheme: the installation
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            raise typer.Exit(1) from None
         Console().print(f"store ready: {url}", highlight=False)
 
     return app

@@ -219,6 +219,10 @@ def test_a_second_store_for_a_taken_scheme_is_a_conflict_and_one_line_in_team_co
     assert "'sqlite'" in lines[0] and "'copystore'" in lines[0]
     assert "AKGENTIC_DISABLE_PLUGINS=copystore" in lines[0]
 
+    init = _run(fake_distributions.root, "store", "init", store, cwd=tmp_path)
+    assert init.returncode == 1 and "Traceback" not in init.stderr, init.stderr
+    assert "AKGENTIC_DISABLE_PLUGINS=copystore" in init.stderr
+
 
 # -- essential built-ins win ------------------------------------------------------------
 
