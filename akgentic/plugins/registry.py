@@ -140,7 +140,9 @@ class PluginRegistry:
         """Let every plugin add commands to ``app`` (hook ``akgentic_cli``).
 
         Returns the command names each plugin added. A plugin whose hook raises
-        is marked failed and the others still run.
+        is marked failed and the others still run. A command or group a plugin
+        adds under a name already taken (a built-in command, an earlier plugin's)
+        is removed again and recorded as a conflict of that plugin, with a warning.
         """
         added: dict[str, list[str]] = {}
         owners = {name: "" for name in _command_names(app)}  # "" marks a built-in command
