@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from akgentic_skill import MENU_HEADER, REFERENCE_HEADER, SkillEntry, Skills, SkillTool
 from pydantic import ValidationError
 
+from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.testing.teams import ScriptedTeam, wait_for
 from akgentic.tool import SYSTEM_PROMPT, TOOL_CALL, RetriableError, ToolCard, ToolFactory
 from akgentic.tool.testing import RecordingObserver
 
@@ -131,3 +135,22 @@ def test_the_tool_alone_serves_no_prompt() -> None:
     card = library(REFUND, expose={TOOL_CALL})
     assert card.get_system_prompts() == []
     assert [tool.__name__ for tool in card.get_tools()] == ["use_skill"]
+
+
+def test_an_agent_that_uses_a_skill_gets_the_body_in_that_turns_tool_return(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    from akgentic.agent import StructuredOutput
+
+    llm_server.add(
+        tool_call("use_skill", {"name": "refund-policy"}), structured(StructuredOutput())
+    )
+    with ScriptedTeam(llm_server) as team:
+        member = team.spawn("@Clerk", [library(REFUND, ESCALATION)])
+        team.say(member, "A customer wants 700 EUR back.")
+        wait_for(lambda: llm_server.served == 2)
+    first, second = llm_server.requests
+    assert "refund-policy — Approval rules" in json.dumps(first, ensure_ascii=False)
+    assert REFUND.content not in json.dumps(first, ensure_ascii=False)
+    tool_returns = [m for m in second["messages"] if m.get("role") == "tool"]
+    assert [m["content"] for m in tool_returns] == [f"refund-policy\n\n{REFUND.content}"]
