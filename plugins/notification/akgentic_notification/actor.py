@@ -33,6 +33,7 @@ __all__ = ["NotificationActor", "NotificationTick", "tick_loop"]
 logger = logging.getLogger(__name__)
 
 _JOIN_TIMEOUT_S = 2.0
+_MIN_WAIT_S = 0.005
 
 
 class NotificationTick:
@@ -48,15 +49,21 @@ def tick_loop(stop: threading.Event, address: ActorAddress) -> None:
     actor alive. Each scan is an ask with a bounded wait, so ticks never pile up
     behind a slow actor.
     """
-    while not stop.wait(models.TICK_INTERVAL_S):
+    wait = models.TICK_INTERVAL_S
+    while not stop.wait(wait):
         if not address.is_alive():
             return
+        wait = models.TICK_INTERVAL_S
         try:
-            address.ask(NotificationTick(), timeout=models.TICK_ASK_TIMEOUT_S)
+            next_due = address.ask(NotificationTick(), timeout=models.TICK_ASK_TIMEOUT_S)
         except Exception as error:  # a slow or stopping actor: try again next tick
             if stop.is_set() or not address.is_alive():
                 return
             logger.warning("%s: a scan did not complete (%s)", address.name, error)
+            continue
+        if isinstance(next_due, float | int):
+            # Wake for the next entry rather than up to a whole tick after it.
+            wait = min(wait, max(_MIN_WAIT_S, float(next_due)))
 
 
 def _same_owner(a: ActorAddress, b: ActorAddress) -> bool:
@@ -69,6 +76,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
     def on_start(self) -> None:
         """Fresh state, then the tick thread."""
         self.state = NotificationState().observer(self)
+        self._dirty = False
         self._classes: dict[str, type[Message]] = {}
         self._stop_ticks = threading.Event()
         self._ticker = threading.Thread(
@@ -84,6 +92,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         self._stop_ticks.set()
         if self._ticker is not threading.current_thread():
             self._ticker.join(_JOIN_TIMEOUT_S)
+        self._publish_if_dirty()
         super().on_stop()
 
     # ------------------------------------------------------------ ask API
@@ -112,7 +121,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
             message_class=message_class,
         )
         self.state.next_id = notification_id + 1
-        self.state.notify_state_change()
+        self._changed()
         return notification_id
 
     def list_for(self, owner: ActorAddress | None) -> list[PendingNotification]:
@@ -129,14 +138,37 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         if entry is None or not _same_owner(entry.owner, owner):
             return False
         del self.state.pending[notification_id]
-        self.state.notify_state_change()
+        self._changed()
         return True
 
     # --------------------------------------------------------------- scan
 
-    def receiveMsg_NotificationTick(self, message: NotificationTick) -> None:
-        """One tick of the tick thread: scan."""
+    def receiveMsg_NotificationTick(self, message: NotificationTick) -> float | None:
+        """One tick of the tick thread: scan, publish, and say when the next entry is due.
+
+        Returns the seconds until the earliest entry not yet due (None when there is
+        none), so the tick thread can wake for it instead of up to a tick late.
+        """
+        started = models.now()
         self.deliver_due()
+        self._publish_if_dirty()
+        # Entries not yet due when the scan began (one may fall due during the scan:
+        # it is then due now, not a tick from now).
+        upcoming = [e.fire_at for e in self.state.pending.values() if e.fire_at > started]
+        if not upcoming:
+            return None
+        return (min(upcoming) - models.now()).total_seconds()
+
+    def _changed(self) -> None:
+        # Publishing serializes every pending entry: once per tick at most, not once
+        # per call, so scheduling stays cheap with many entries. A clean stop
+        # checkpoints whatever is left (on_stop).
+        self._dirty = True
+
+    def _publish_if_dirty(self) -> None:
+        if self._dirty:
+            self._dirty = False
+            self.state.notify_state_change()
 
     def deliver_due(self) -> None:
         """Send every due entry whose owner is on the roster; drop stale ones."""
@@ -165,7 +197,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
             removed = True
             self._send(live, entry)
         if removed:
-            self.state.notify_state_change()
+            self._changed()
 
     def _live_roster(self) -> dict[Any, ActorAddress] | None:
         """agent_id -> live address, or None while restoring or without an answer."""
