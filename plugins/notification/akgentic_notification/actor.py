@@ -1,10 +1,13 @@
 """``NotificationActor``: the team's single keeper and deliverer of reminders.
 
 Ask-reachable methods do dictionary work only. A daemon thread asks the actor to
-scan once per :data:`~akgentic_notification.models.TICK_INTERVAL_S`; the scan asks
-the orchestrator whether the team is still restoring and who is on the roster, and
-sends each due entry to its owner's live address as a tell. The class path of
-:class:`NotificationActor` is stored in event logs: never move or rename it.
+scan at least once per :data:`~akgentic_notification.models.TICK_INTERVAL_S` (sooner
+when the next entry falls due sooner); the scan asks the orchestrator whether the
+team is still restoring and who is on the roster, and sends each due entry to its
+owner's live address as a tell. The state is published once per scan that changed
+it (and on stop), not once per call: a crash loses at most the last tick's changes.
+The class path of :class:`NotificationActor` is stored in event logs: never move or
+rename it.
 """
 
 from __future__ import annotations
