@@ -217,3 +217,49 @@ def test_results_are_cut_on_their_text_or_json_rendering() -> None:
     assert cap_result("y" * 1500, None) == "y" * 1500
     with pytest.raises(ValidationError):
         MCPTool(connection=MCPHTTPConnectionConfig(url="https://h/mcp"), max_result_chars=10)
+
+
+def test_an_http_token_goes_on_the_transport_as_a_bearer_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AKGENTIC_TEST_MCP_TOKEN", "t0ken")
+    transport = build_transport(
+        MCPHTTPConnectionConfig(url="https://h/mcp", bearer_token_env="AKGENTIC_TEST_MCP_TOKEN")
+    )
+    assert transport.headers == {"Authorization": "Bearer t0ken"}
+    bare = build_transport(MCPHTTPConnectionConfig(url="https://h/mcp"))
+    assert not bare.headers
+
+
+def test_a_server_that_comes_up_later_is_used_by_the_next_run(tmp_path: Path) -> None:
+    port = free_port()
+    card = MCPTool(
+        connection=MCPHTTPConnectionConfig(url=f"http://127.0.0.1:{port}/mcp", timeout=5)
+    )
+    driver = Driver()
+    agent: ReactAgent[Any] = ReactAgent(model=FunctionModel(driver), toolsets=card.get_toolsets())
+    with agent:
+        assert agent.run_sync("first") == "done"
+        assert driver.offered == [[]]
+        script = tmp_path / "server.py"
+        script.write_text(server_source())
+        child = subprocess.Popen(
+            [sys.executable, str(script), str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            pause = threading.Event()
+            while True:
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                assert child.poll() is None and time.monotonic() < deadline
+                pause.wait(0.1)
+            driver.plan = [("echo", {"text": "back"})]
+            assert agent.run_sync("second") == "done"
+            assert "echo" in driver.offered[1]
+        finally:
+            child.terminate()
+            child.wait(10)
