@@ -74,6 +74,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         self._tool_factory: ToolFactory | None = None
         self._command_registry: CommandRegistry | None = None
         self._context_updater: ContextUpdater | None = None
+        self._unusable_model_key: str | None = None
 
     # ------------------------------------------------------------- lifecycle
 
@@ -362,7 +363,9 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
 
         react = self.react_agent
         active = model_roster_key(react.active_model())
-        roster = react.model_roster() or [react.active_model()]
+        roster = react.model_roster()
+        if not roster:
+            return []  # a single declared model: nothing to switch to, nothing to list
         return [
             ModelRow(
                 key=model_roster_key(cfg),
@@ -383,7 +386,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         except ModelSwitchError as error:
             raise RetriableError(str(error)) from error
         self.state.tool_state.active_model = key
-        return f"Switched to {key}."
+        return f"Switched to {key} from the next turn."
 
     def _apply_model_selection(self) -> None:
         from akgentic.llm.config import model_roster_key
@@ -393,7 +396,10 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         react = self.react_agent
         if wanted is None or wanted == model_roster_key(react.active_model()):
             return
+        if wanted == self._unusable_model_key:
+            return  # already refused and reported; retrying every turn would only spam
         try:
             react.switch_model(wanted)
         except ModelSwitchError:
+            self._unusable_model_key = wanted
             logger.warning("%s: stored model %r unusable; kept current", self.name, wanted)

@@ -401,6 +401,15 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         """Mark the end of a replay."""
         self._restoring = False
 
+    def is_restoring(self) -> bool:
+        """True while the team is being restored from its event log.
+
+        Tool actors respawned by a resume ask this before delivering anything to a
+        member: until restoration ends, a member's history and state may still be
+        on their way back.
+        """
+        return bool(self._restoring)
+
     # ------------------------------------------------------------------ stop
 
     def stop(self, grace_timeout: float = STOP_TIMEOUT) -> threading.Event:  # type: ignore[override]

@@ -83,6 +83,7 @@ _ABORTED = "Error: tool call aborted due to failure: {reason}"
 
 
 _SCHEMAS_LIMIT = 4096
+_TOOLSET_RELEASE_TIMEOUT = 10.0  # seconds a held toolset (an MCP child) gets to close
 _schema_lock = threading.Lock()
 _schemas: dict[Hashable, Any] = {}
 
@@ -198,8 +199,11 @@ class ReactAgent(Generic[DepsT]):
         self._toolset: AbstractToolset[Any] = (
             CombinedToolset([self._function_tools, *toolsets]) if toolsets else self._function_tools
         )
+        self._held_toolsets: list[AbstractToolset[Any]] = list(toolsets or ())
         self._system_prompts: list[SystemPrompt] = []
         self._hooks: list[RunHook] = list(hooks)
+        self._toolset_holder: asyncio.Task[None] | None = None
+        self._toolset_release = asyncio.Event()
 
     # ---------------------------------------------------------------- wiring
 
@@ -352,6 +356,8 @@ class ReactAgent(Generic[DepsT]):
         with_tools: bool = True,
     ) -> Any:
         self._close_dangling_tool_calls(self._last_failure)
+        if with_tools:
+            await self._hold_toolsets()
         runtime = self._config.runtime_cfg
         turn = Turn(
             model=self._model,
@@ -376,6 +382,53 @@ class ReactAgent(Generic[DepsT]):
             usage = turn.usage
             self._budget.add(usage.input_tokens or 0, usage.output_tokens or 0)
             self._context.record_system_prompt(turn.run_id, turn.sent)
+
+    async def _hold_toolsets(self) -> None:
+        """Enter the toolsets once for the agent's life, not once per run.
+
+        Safe because the event loop is the agent's own and outlives its runs: a task
+        on it enters the toolsets and stays parked until :meth:`close`, so a
+        connection (an MCP server's, a spawned stdio child) opens once, and is
+        entered and left by the same task as the anyio task groups inside require.
+        Each run still enters the toolsets itself, which is then only a count (toolsets
+        holding a connection, like ``MCPToolset``, are re-entrant). When entering fails,
+        nothing is held and the run enters (and reports) as before.
+        """
+        if not self._held_toolsets or self._toolset_holder is not None:
+            return
+        ready = asyncio.Event()
+        release = self._toolset_release
+        held = self._held_toolsets
+
+        async def hold() -> None:
+            # Each toolset is entered on its own: pydantic-ai's CombinedToolset keeps one
+            # exit stack, so entering the combination twice would lose the first one.
+            try:
+                async with contextlib.AsyncExitStack() as stack:
+                    for toolset in held:
+                        await stack.enter_async_context(toolset)
+                    ready.set()
+                    await release.wait()
+            finally:
+                ready.set()
+
+        task = self._loop.create_task(hold(), name="akgentic-toolsets")
+        await ready.wait()
+        if task.done():
+            error = None if task.cancelled() else task.exception()
+            logger.warning("Toolsets could not be held open; entering them per run (%s)", error)
+            return
+        self._toolset_holder = task
+
+    async def _release_toolsets(self) -> None:
+        holder, self._toolset_holder = self._toolset_holder, None
+        if holder is None:
+            return
+        self._toolset_release.set()
+        try:
+            await asyncio.wait_for(holder, timeout=_TOOLSET_RELEASE_TIMEOUT)
+        except Exception:
+            logger.warning("Releasing the toolsets of a ReactAgent failed", exc_info=True)
 
     def _output_spec(self, output_type: Any) -> OutputSpec:
         """How the run asks for ``output_type`` (the agent's own when None)."""
@@ -537,6 +590,7 @@ class ReactAgent(Generic[DepsT]):
         self._closed = True
         loop = self._loop
         try:
+            loop.run_until_complete(self._release_toolsets())
             loop.run_until_complete(self._close_clients())
             pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
             for task in pending:
@@ -556,6 +610,7 @@ class ReactAgent(Generic[DepsT]):
         if self._closed:
             return
         self._closed = True
+        await self._release_toolsets()
         await self._close_clients()
 
     async def _close_clients(self) -> None:

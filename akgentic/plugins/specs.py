@@ -91,10 +91,15 @@ class Spec:
 class ToolCardSpec(Spec):
     """A tool card class, addressable in YAML as ``- card: <name>``.
 
-    ``card`` is a subclass of ``akgentic.tool.ToolCard``.
+    ``card`` is a subclass of ``akgentic.tool.ToolCard``. ``import_paths`` lists the
+    ``akgentic.tool.<module>`` paths the plugin serves as aliases of the card's
+    top-level package (``("akgentic.tool.search",)`` for a card defined in
+    ``akgentic_search``), so product-document imports keep working; see
+    :mod:`akgentic.tool.aliases`.
     """
 
     card: type[ToolCard]
+    import_paths: tuple[str, ...] = ()
     kind = "tool card"
 
     def check(self) -> None:
@@ -103,6 +108,20 @@ class ToolCardSpec(Spec):
         from akgentic.tool.core.card import ToolCard
 
         self._check_class("card", self.card, ToolCard, "ToolCard")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for path in self.import_paths:
+            parts = path.split(".") if isinstance(path, str) else []
+            if (
+                len(parts) < 3
+                or parts[:2] != ["akgentic", "tool"]
+                or not all(part.isidentifier() for part in parts)
+            ):
+                raise ValueError(
+                    f"tool card {self.name!r}: import path {path!r} must be a dotted "
+                    "module path under 'akgentic.tool.'"
+                )
 
 
 @dataclass(frozen=True, kw_only=True)

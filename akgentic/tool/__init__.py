@@ -5,6 +5,11 @@ This package root is the stable surface for card authors: everything in
 classes are reachable here too, lazily: ``from akgentic.tool import ShoutTool`` asks
 the plugin registry for a card whose class (or registered name) is ``ShoutTool`` and
 raises an ImportError naming the distribution to install when none is.
+
+Importing the package also installs the seed-import-path finder
+(:mod:`akgentic.tool.aliases`): ``from akgentic.tool.search import SearchTool``
+resolves to the plugin package that declares the path. Installing it runs no plugin
+discovery; only an import of such a path does.
 """
 
 from __future__ import annotations
@@ -12,8 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from akgentic.tool import core as _core
+from akgentic.tool.aliases import install_alias_finder
 from akgentic.tool.core import *  # noqa: F403  (the card-author surface, re-exported whole)
 from akgentic.tool.lazy import CardNotInstalledError, resolve_card_attribute
+
+install_alias_finder()
 
 __all__ = ["CardNotInstalledError"]
 __all__ += _core.__all__

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from akgentic.core import AgentCard, BaseConfig, BaseState, Orchestrator
+from akgentic.core import ActorSystem, AgentCard, BaseConfig, BaseState, Orchestrator
 from akgentic.core.actor_address import ActorAddressProxy
 from akgentic.core.actor_address_impl import ActorAddressImpl
 from akgentic.core.agent import Akgent
@@ -190,6 +190,23 @@ def test_restore_message_replays_but_skips_team_stopping_events(team: Any, wait_
     wait_until(lambda: team.recorder.of_type(UserMessage))
     assert not team.recorder.of_type(EventMessage)
     assert team.orchestrator.get_messages()[-1].id == replayed.id
+
+
+def test_an_orchestrator_says_whether_it_is_restoring_until_the_replay_ends(
+    system: ActorSystem,
+) -> None:
+    fresh = system.proxy_ask(
+        system.createActor(Orchestrator, config=BaseConfig(name="@Fresh", role="Orchestrator")),
+        Orchestrator,
+    )
+    assert fresh.is_restoring() is False
+    address = system.createActor(
+        Orchestrator, restoring=True, config=BaseConfig(name="@Back", role="Orchestrator")
+    )
+    restoring = system.proxy_ask(address, Orchestrator)
+    assert restoring.is_restoring() is True
+    restoring.end_restoration()
+    assert restoring.is_restoring() is False
 
 
 def test_replayed_start_messages_rebuild_the_roster(team: Any) -> None:

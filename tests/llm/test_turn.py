@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -343,22 +344,36 @@ def test_a_run_stopped_before_its_first_request_keeps_the_prompt(make_agent: Any
 
 @dataclass
 class CountingToolset(WrapperToolset[Any]):
-    """Counts how often the run opens and closes it (as an MCP server's connection)."""
+    """Counts connections as an MCP server's toolset makes them: on the first entry only.
 
-    opened: int = 0
-    closed: int = 0
+    Entering again while entered is a count, as in pydantic-ai's ``MCPToolset``; the
+    task that connects must be the one that disconnects (anyio task groups inside).
+    """
+
+    depth: int = 0
+    connects: int = 0
+    disconnects: int = 0
+    tasks: list[Any] = field(default_factory=list)
 
     async def __aenter__(self) -> CountingToolset:
-        self.opened += 1
+        if self.depth == 0:
+            self.connects += 1
+            self.tasks.append(asyncio.current_task())
+        self.depth += 1
         await super().__aenter__()
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
-        self.closed += 1
+        self.depth -= 1
+        if self.depth == 0:
+            self.disconnects += 1
+            self.tasks.append(asyncio.current_task())
         return await super().__aexit__(*args)
 
 
-def test_a_toolset_is_opened_once_per_run_and_closed_after(make_agent: Any) -> None:
+def test_a_toolset_connects_once_for_the_agents_life_and_disconnects_on_close(
+    make_agent: Any,
+) -> None:
     def lookup(city: str) -> str:
         return f"sunny in {city}"
 
@@ -368,13 +383,19 @@ def test_a_toolset_is_opened_once_per_run_and_closed_after(make_agent: Any) -> N
             calls(ToolCallPart("lookup", {"city": "Oslo"})),
             calls(ToolCallPart("lookup", {"city": "Rome"})),
             "both sunny",
+            "again",
         ],
         toolsets=[toolset],
     )
     assert agent.run_sync("weather?") == "both sunny"
-    assert (toolset.opened, toolset.closed) == (1, 1)
+    assert agent.run_sync("and now?") == "again"
+    assert (toolset.connects, toolset.disconnects) == (1, 0)
     returns = parts_of(fn.seen[2], ToolReturnPart)
     assert [r.content for r in returns] == ["sunny in Oslo", "sunny in Rome"]
+    agent.close()
+    assert (toolset.connects, toolset.disconnects) == (1, 1)
+    connected_in, disconnected_in = toolset.tasks
+    assert connected_in is disconnected_in
 
 
 def test_back_to_back_json_outputs_are_merged_when_the_type_can_merge(make_agent: Any) -> None:

@@ -1,0 +1,186 @@
+"""MCP connection configuration: one server, over streamable HTTP, SSE or stdio.
+
+The transport is always the one configured (never guessed from a URL). Tokens are
+secrets: masked in dumps (a mask reads back as None, so an inline token does not
+survive a resume; name a variable with ``bearer_token_env`` instead) and never
+logged. A stdio child gets a token only through ``stdio_token_env_var``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SecretStr,
+    Tag,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
+
+__all__ = [
+    "MCPConnectionConfig",
+    "MCPDiagnosticsConfig",
+    "MCPHTTPConnectionConfig",
+    "MCPStdioConnectionConfig",
+    "describe_server",
+]
+
+_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+_MASK = "**********"
+
+
+class _Connection(BaseModel):
+    """Fields every transport shares."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bearer_token: SecretStr | None = None
+    bearer_token_env: str | None = None
+    timeout: float = Field(default=10.0, gt=0)
+    read_timeout: float = Field(default=300.0, gt=0)
+    tool_prefix: str | None = None
+
+    @field_validator("bearer_token", mode="before")
+    @classmethod
+    def _mask_reads_as_none(cls, value: Any) -> Any:
+        if value == _MASK or (isinstance(value, SecretStr) and value.get_secret_value() == _MASK):
+            return None
+        return value
+
+    @field_serializer("bearer_token")
+    def _masked(self, token: SecretStr | None) -> str | None:
+        return None if token is None else _MASK
+
+    @field_validator("tool_prefix")
+    @classmethod
+    def _check_prefix(cls, prefix: str | None) -> str | None:
+        if prefix is not None and not _PREFIX.fullmatch(prefix):
+            raise ValueError(
+                f"tool_prefix {prefix!r} must be a letter then up to 31 letters, digits or '_'"
+            )
+        return prefix
+
+    @model_validator(mode="after")
+    def _one_token_source(self) -> _Connection:
+        if self.bearer_token is not None and self.bearer_token_env is not None:
+            raise ValueError("give bearer_token or bearer_token_env, not both")
+        return self
+
+    def token(self) -> str | None:
+        """The bearer token in clear, read now (from the variable when one is named)."""
+        if self.bearer_token is not None:
+            return self.bearer_token.get_secret_value()
+        if self.bearer_token_env is not None:
+            return os.environ.get(self.bearer_token_env) or None
+        return None
+
+
+class MCPHTTPConnectionConfig(_Connection):
+    """A server reached over HTTP: streamable HTTP (the default) or SSE.
+
+    Attributes:
+        url: Absolute ``http(s)`` URL of the server's endpoint.
+        transport: ``"streamable-http"`` or ``"sse"``; always honoured.
+    """
+
+    url: str
+    transport: Literal["streamable-http", "sse"] = "streamable-http"
+
+    @field_validator("url")
+    @classmethod
+    def _absolute_http(cls, url: str) -> str:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"url must be an absolute http(s) URL with a host, got {url!r}")
+        return url
+
+
+class MCPStdioConnectionConfig(_Connection):
+    """A server run as a child process speaking MCP over its stdin and stdout.
+
+    Attributes:
+        stdio_command: The program to run (non-blank).
+        stdio_args: Its arguments.
+        stdio_env: Variables added to the child's safe default environment.
+        stdio_cwd: Its working directory.
+        stdio_token_env_var: The variable the token is passed in (required with a token).
+    """
+
+    transport: Literal["stdio"] = "stdio"
+    stdio_command: str
+    stdio_args: list[str] = Field(default_factory=list)
+    stdio_env: dict[str, str] | None = None
+    stdio_cwd: str | None = None
+    stdio_token_env_var: str | None = None
+
+    @field_validator("stdio_command")
+    @classmethod
+    def _non_blank(cls, command: str) -> str:
+        if not command.strip():
+            raise ValueError("stdio_command must not be blank")
+        return command
+
+    @field_validator("stdio_token_env_var")
+    @classmethod
+    def _identifier(cls, name: str | None) -> str | None:
+        if name is not None and not name.isidentifier():
+            raise ValueError(f"stdio_token_env_var {name!r} must be a variable name")
+        return name
+
+    @model_validator(mode="before")
+    @classmethod
+    def _token_needs_a_variable(cls, data: Any) -> Any:
+        # Checked on the input, before a masked inline token reads back as None: a
+        # dumped card (mask + variable) must load again, a variable alone must not.
+        if isinstance(data, dict):
+            has_token = data.get("bearer_token") is not None or data.get("bearer_token_env")
+            if bool(has_token) != (data.get("stdio_token_env_var") is not None):
+                raise ValueError(
+                    "a stdio server gets its token only through stdio_token_env_var: give "
+                    "both a token (bearer_token or bearer_token_env) and the variable, or "
+                    "neither"
+                )
+        return data
+
+
+def _transport_of(value: Any) -> str:
+    if isinstance(value, dict):
+        transport = value.get("transport")
+        if transport is not None:
+            return "stdio" if transport == "stdio" else "http"
+        return "stdio" if "stdio_command" in value else "http"
+    return "stdio" if isinstance(value, MCPStdioConnectionConfig) else "http"
+
+
+MCPConnectionConfig = Annotated[
+    Annotated[MCPHTTPConnectionConfig, Tag("http")]
+    | Annotated[MCPStdioConnectionConfig, Tag("stdio")],
+    Discriminator(_transport_of),
+]
+"""One server's connection: stdio when ``transport`` says so (or ``stdio_command`` is set)."""
+
+
+class MCPDiagnosticsConfig(BaseModel):
+    """Options of :func:`~akgentic_mcp.diagnostics.probe_mcp_connection`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_tools_to_print: int = Field(default=20, ge=1)
+
+
+def describe_server(connection: MCPHTTPConnectionConfig | MCPStdioConnectionConfig) -> str:
+    """How logs name a server: its command, or its URL without credentials or query."""
+    if isinstance(connection, MCPStdioConnectionConfig):
+        return f"stdio server {connection.stdio_command!r}"
+    parts = urlsplit(connection.url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return f"{connection.transport} server {urlunsplit((parts.scheme, netloc, parts.path, '', ''))}"

@@ -1,0 +1,265 @@
+"""MCPTool over streamable HTTP on 127.0.0.1, dead servers, diagnostics and configuration."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from akgentic_mcp import (
+    MCPDiagnosticsConfig,
+    MCPHTTPConnectionConfig,
+    MCPStdioConnectionConfig,
+    MCPTool,
+    list_mcp_tools,
+    probe_mcp_connection,
+)
+from akgentic_mcp.toolset import build_transport, cap_result
+from pydantic import ValidationError
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from akgentic.llm.agent import ReactAgent
+from akgentic.tool import ToolCard
+
+_SOURCE = Path(__file__).with_name("mcp_server_source.py")
+
+
+def server_source() -> str:
+    spec = importlib.util.spec_from_file_location("mcp_server_source", _SOURCE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    source: str = module.SERVER_SOURCE
+    return source
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def http_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real MCP server over streamable HTTP, started once for the module."""
+    script = tmp_path_factory.mktemp("mcp-http") / "server.py"
+    script.write_text(server_source())
+    port = free_port()
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        pause = threading.Event()
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if child.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the MCP HTTP server did not start")
+            pause.wait(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        child.terminate()
+        child.wait(10)
+
+
+class Driver:
+    """A scripted model recording the tools it is offered."""
+
+    def __init__(self, *calls: tuple[str, dict[str, Any]]) -> None:
+        self.plan = list(calls)
+        self.offered: list[list[str]] = []
+        self.seen: list[list[ModelMessage]] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.offered.append(sorted(tool.name for tool in info.function_tools))
+        self.seen.append(list(messages))
+        if self.plan:
+            name, args = self.plan.pop(0)
+            return ModelResponse(parts=[ToolCallPart(tool_name=name, args=args)])
+        return ModelResponse(parts=[TextPart("done")])
+
+
+def run_once(card: MCPTool, driver: Driver) -> None:
+    agent: ReactAgent[Any] = ReactAgent(model=FunctionModel(driver), toolsets=card.get_toolsets())
+    with agent:
+        assert agent.run_sync("go") == "done"
+
+
+def test_a_prefixed_http_server_tool_is_offered_and_called(http_url: str) -> None:
+    card = MCPTool(connection=MCPHTTPConnectionConfig(url=http_url, tool_prefix="acme"))
+    driver = Driver(("acme_echo", {"text": "over http"}))
+    run_once(card, driver)
+    assert "acme_echo" in driver.offered[0] and "echo" not in driver.offered[0]
+    returns = [p for m in driver.seen[-1] for p in m.parts if p.part_kind == "tool-return"]
+    assert [p.content for p in returns] == ["echo:over http"]
+
+
+def test_diagnostics_list_bare_names_and_probe_counts(http_url: str) -> None:
+    connection = MCPHTTPConnectionConfig(url=http_url, tool_prefix="acme")
+    names = asyncio.run(list_mcp_tools(connection))
+    assert "echo" in names and "acme_echo" not in names
+    probe = asyncio.run(probe_mcp_connection(connection, max_tools_to_print=1))
+    assert probe == {"tool_count": len(names), "tools": names[:1], "feasible": True}
+    with pytest.raises(ValidationError):
+        MCPDiagnosticsConfig(max_tools_to_print=0)
+
+
+@pytest.mark.parametrize(
+    "connection",
+    [
+        MCPStdioConnectionConfig(stdio_command="no-such-command-xyz"),
+        MCPHTTPConnectionConfig(url="http://127.0.0.1:9/mcp", timeout=1),
+    ],
+    ids=["missing-command", "refused-connection"],
+)
+def test_a_dead_server_gives_the_run_no_tools_and_one_warning(
+    connection: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    driver = Driver()
+    with caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+        run_once(MCPTool(connection=connection), driver)
+    assert driver.offered == [[]]
+    warnings = [r.getMessage() for r in caplog.records if "unavailable" in r.getMessage()]
+    assert len(warnings) == 1
+    assert ("no-such-command-xyz" in warnings[0]) or ("127.0.0.1:9/mcp" in warnings[0])
+
+
+def test_a_server_that_never_answers_times_out_without_failing_the_turn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # accepts connections, never speaks
+    try:
+        port = silent.getsockname()[1]
+        card = MCPTool(
+            connection=MCPHTTPConnectionConfig(url=f"http://127.0.0.1:{port}/mcp", timeout=1)
+        )
+        driver = Driver()
+        started = time.monotonic()
+        with caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+            run_once(card, driver)
+        assert driver.offered == [[]]
+        assert time.monotonic() - started < 60
+    finally:
+        silent.close()
+
+
+def test_credentials_and_query_are_kept_out_of_the_server_name(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    url = "http://user:pw@127.0.0.1:9/mcp?token=abc"
+    with caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+        run_once(MCPTool(connection=MCPHTTPConnectionConfig(url=url, timeout=1)), Driver())
+    text = " ".join(r.getMessage() for r in caplog.records)
+    assert "127.0.0.1:9/mcp" in text
+    assert "pw" not in text and "token=abc" not in text
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"transport": "stdio"},
+        {"url": "ftp://x"},
+        {"url": "https:///nohost"},
+        {"stdio_command": "   "},
+        {"stdio_command": "x", "bearer_token": "t"},
+        {"stdio_command": "x", "stdio_token_env_var": "T"},
+        {"url": "https://h/mcp", "tool_prefix": "9x"},
+        {"url": "https://h/mcp", "unknown": 1},
+        {"url": "https://h/mcp", "bearer_token": "a", "bearer_token_env": "B"},
+    ],
+)
+def test_bad_connections_are_refused_when_the_card_loads(data: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        MCPTool.model_validate({"connection": data})
+
+
+def test_the_transport_is_picked_from_the_mapping_and_always_honoured() -> None:
+    http = MCPTool.model_validate({"connection": {"url": "https://h/mcp"}}).connection
+    assert isinstance(http, MCPHTTPConnectionConfig) and http.transport == "streamable-http"
+    stdio = MCPTool.model_validate({"connection": {"stdio_command": "uvx"}}).connection
+    assert isinstance(stdio, MCPStdioConnectionConfig)
+    sse = MCPHTTPConnectionConfig(url="https://h/events", transport="sse", read_timeout=42)
+    transport = build_transport(sse)
+    assert type(transport).__name__ == "SSETransport"
+    assert transport.sse_read_timeout is not None
+    assert float(getattr(transport.sse_read_timeout, "total_seconds", lambda: 42)()) == 42
+    default = build_transport(MCPHTTPConnectionConfig(url="https://h/events"))
+    assert type(default).__name__ == "StreamableHttpTransport"
+
+
+def test_the_card_round_trips_by_name() -> None:
+    card = MCPTool(connection=MCPHTTPConnectionConfig(url="https://h/mcp", tool_prefix="acme"))
+    assert ToolCard.model_validate(card.model_dump()) == card
+
+
+def test_results_are_cut_on_their_text_or_json_rendering() -> None:
+    assert cap_result("short", 1000) == "short"
+    assert cap_result("y" * 1500, 1000) == "y" * 1000 + "[… truncated: 500 characters omitted]"
+    cut = cap_result({"k": "z" * 2000}, 1000)
+    assert isinstance(cut, str) and cut.endswith("characters omitted]")
+    assert cap_result("y" * 1500, None) == "y" * 1500
+    with pytest.raises(ValidationError):
+        MCPTool(connection=MCPHTTPConnectionConfig(url="https://h/mcp"), max_result_chars=10)
+
+
+def test_an_http_token_goes_on_the_transport_as_a_bearer_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AKGENTIC_TEST_MCP_TOKEN", "t0ken")
+    transport = build_transport(
+        MCPHTTPConnectionConfig(url="https://h/mcp", bearer_token_env="AKGENTIC_TEST_MCP_TOKEN")
+    )
+    assert transport.headers == {"Authorization": "Bearer t0ken"}
+    bare = build_transport(MCPHTTPConnectionConfig(url="https://h/mcp"))
+    assert not bare.headers
+
+
+def test_a_server_that_comes_up_later_is_used_by_the_next_run(tmp_path: Path) -> None:
+    port = free_port()
+    card = MCPTool(
+        connection=MCPHTTPConnectionConfig(url=f"http://127.0.0.1:{port}/mcp", timeout=5)
+    )
+    driver = Driver()
+    agent: ReactAgent[Any] = ReactAgent(model=FunctionModel(driver), toolsets=card.get_toolsets())
+    with agent:
+        assert agent.run_sync("first") == "done"
+        assert driver.offered == [[]]
+        script = tmp_path / "server.py"
+        script.write_text(server_source())
+        child = subprocess.Popen(
+            [sys.executable, str(script), str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 120
+            pause = threading.Event()
+            while True:
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                assert child.poll() is None and time.monotonic() < deadline
+                pause.wait(0.1)
+            driver.plan = [("echo", {"text": "back"})]
+            assert agent.run_sync("second") == "done"
+            assert "echo" in driver.offered[1]
+        finally:
+            child.terminate()
+            child.wait(10)

@@ -1,0 +1,231 @@
+"""MCPTool against a real MCP server over stdio, spawned once for the module.
+
+The server is a script written by the test (``mcp`` package); an agent (the kernel's
+``ReactAgent`` on a pydantic-ai ``FunctionModel``) calls its tools through the card's
+toolset, so the model's view (offered tools, tool returns) is what is checked.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from akgentic_mcp import MCPStdioConnectionConfig, MCPTool
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from akgentic.llm.agent import ReactAgent
+
+_SOURCE = Path(__file__).with_name("mcp_server_source.py")
+
+
+def server_source() -> str:
+    spec = importlib.util.spec_from_file_location("mcp_server_source", _SOURCE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    source: str = module.SERVER_SOURCE
+    return source
+
+
+class Driver:
+    """The scripted model: plays planned tool calls, records what it was offered and sent."""
+
+    def __init__(self) -> None:
+        self.plan: list[tuple[str, dict[str, Any]]] = []
+        self.offered: list[list[str]] = []
+        self.seen: list[list[ModelMessage]] = []
+        self.run_start = 0
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.offered.append(sorted(tool.name for tool in info.function_tools))
+        self.seen.append(list(messages))
+        if self.plan:
+            name, args = self.plan.pop(0)
+            return ModelResponse(parts=[ToolCallPart(tool_name=name, args=args)])
+        return ModelResponse(parts=[TextPart("done")])
+
+    def last_returns(self) -> list[Any]:
+        """Tool returns and retry prompts of the latest run only."""
+        parts = [p for m in self.seen[-1][self.run_start :] for p in getattr(m, "parts", [])]
+        return [p for p in parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
+
+
+class Warnings(logging.Handler):
+    """Keeps the WARNING records of the MCP plugin for the whole module."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(scope="module")
+def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("mcp") / "server.py"
+    path.write_text(server_source())
+    return path
+
+
+@pytest.fixture(scope="module")
+def warnings() -> Iterator[Warnings]:
+    handler = Warnings()
+    logger = logging.getLogger("akgentic_mcp")
+    logger.addHandler(handler)
+    yield handler
+    logger.removeHandler(handler)
+
+
+@pytest.fixture(scope="module")
+def session(script: Path, warnings: Warnings) -> Iterator[tuple[ReactAgent[Any], Driver, MCPTool]]:
+    """One agent and one server child for the module (a spawn costs seconds here)."""
+    os.environ["AKGENTIC_TEST_PARENT_SECRET"] = "parent-only"
+    os.environ["AKGENTIC_TEST_TOKEN_SOURCE"] = "s3cret"
+    card = MCPTool(
+        connection=MCPStdioConnectionConfig(
+            stdio_command=sys.executable,
+            stdio_args=[str(script)],
+            stdio_env={"GREETING": "hello"},
+            bearer_token_env="AKGENTIC_TEST_TOKEN_SOURCE",
+            stdio_token_env_var="TEST_TOKEN",
+            timeout=60,
+        )
+    )
+    driver = Driver()
+    agent: ReactAgent[Any] = ReactAgent(model=FunctionModel(driver), toolsets=card.get_toolsets())
+    try:
+        yield agent, driver, card
+    finally:
+        agent.close()
+        del os.environ["AKGENTIC_TEST_PARENT_SECRET"]
+        del os.environ["AKGENTIC_TEST_TOKEN_SOURCE"]
+
+
+def run(
+    session: tuple[ReactAgent[Any], Driver, MCPTool], *calls: tuple[str, dict[str, Any]]
+) -> Driver:
+    agent, driver, _card = session
+    driver.plan = list(calls)
+    first_call = len(driver.seen)
+    assert agent.run_sync("go") == "done"
+    driver.run_start = len(driver.seen[first_call]) - 1  # from this run's prompt on
+    return driver
+
+
+def test_the_card_serves_only_a_toolset_and_spawns_nothing_before_a_run(script: Path) -> None:
+    card = MCPTool(
+        connection=MCPStdioConnectionConfig(stdio_command=sys.executable, stdio_args=[str(script)])
+    )
+    assert card.get_tools() == []
+    (toolset,) = card.get_toolsets()
+    assert not getattr(toolset, "connected", True)
+
+
+def test_the_model_calls_a_server_tool_and_gets_its_result(session: Any) -> None:
+    driver = run(session, ("echo", {"text": "hi"}))
+    (result,) = driver.last_returns()
+    assert isinstance(result, ToolReturnPart)
+    assert result.content == "echo:hi"
+
+
+def test_malformed_and_reserved_names_are_not_offered_and_each_is_warned_once(
+    session: Any, warnings: Warnings
+) -> None:
+    driver = run(session)
+    run(session)
+    offered = driver.offered[-1]
+    assert offered == ["ask_client", "boom", "echo", "huge", "read_env"]
+    dropped = [r.getMessage() for r in warnings.records if "dropped" in r.getMessage()]
+    assert len(dropped) == 3
+    assert any("'bad name!'" in text for text in dropped)
+    assert any("'final_result'" in text for text in dropped)
+    assert any("'" + "n" * 100 + "'" in text for text in dropped)
+
+
+def test_the_child_sees_a_safe_environment_with_its_token_only(session: Any) -> None:
+    driver = run(
+        session,
+        ("read_env", {"name": "TEST_TOKEN"}),
+        ("read_env", {"name": "AKGENTIC_TEST_PARENT_SECRET"}),
+        ("read_env", {"name": "GREETING"}),
+    )
+    returns = [p.content for p in driver.last_returns()]
+    assert returns == ["s3cret", "<unset>", "hello"]
+
+
+def test_the_token_never_appears_in_the_card_dump(session: Any) -> None:
+    _agent, _driver, card = session
+    assert "s3cret" not in card.model_dump_json()
+    inline = MCPStdioConnectionConfig(
+        stdio_command="x", bearer_token="inline-s3cret", stdio_token_env_var="T"
+    )
+    dumped = MCPTool(connection=inline).model_dump_json()
+    assert "inline-s3cret" not in dumped
+    reloaded = MCPTool.model_validate_json(dumped)
+    assert isinstance(reloaded.connection, MCPStdioConnectionConfig)
+    assert reloaded.connection.bearer_token is None  # a mask reads back as nothing
+
+
+def test_a_huge_result_is_cut_with_a_marker(session: Any) -> None:
+    driver = run(session, ("huge", {}))
+    (result,) = driver.last_returns()
+    assert isinstance(result, ToolReturnPart)
+    assert isinstance(result.content, str)
+    assert result.content == "x" * 100_000 + "[… truncated: 900000 characters omitted]"
+
+
+def test_a_failing_server_tool_reaches_the_model_as_a_correctable_error(session: Any) -> None:
+    driver = run(session, ("boom", {}))
+    (result,) = driver.last_returns()
+    # pydantic-ai sends a retry either as a retry prompt or as a return marked retried.
+    assert isinstance(result, RetryPromptPart) or result.outcome == "retried"
+    assert "the server tool broke" in str(result.content)
+
+
+def test_server_initiated_sampling_is_refused(session: Any) -> None:
+    driver = run(session, ("ask_client", {}))
+    (result,) = driver.last_returns()
+    text = str(result.content)
+    assert text.startswith("refused: ")
+    assert "AttributeError" not in text
+
+
+def test_the_server_is_spawned_once_for_the_agents_life(session: Any) -> None:
+    before = _children()
+    run(session, ("echo", {"text": "a"}))
+    run(session, ("echo", {"text": "b"}))
+    assert _children() == before
+    assert len(before) == 1
+
+
+def _children() -> set[int]:
+    """Python children of this process running the test server script."""
+    found: set[int] = set()
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == me and b"server.py" in cmdline:
+            found.add(int(entry.name))
+    return found

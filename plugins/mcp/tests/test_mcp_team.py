@@ -1,0 +1,49 @@
+"""End to end: a team agent on the scripted OpenAI-compatible server calls a stdio MCP tool."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from akgentic_mcp import MCPStdioConnectionConfig, MCPTool
+
+from akgentic.agent import StructuredOutput
+from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.testing.teams import ScriptedTeam, wait_for
+
+_SOURCE = Path(__file__).with_name("mcp_server_source.py")
+
+
+def server_source() -> str:
+    spec = importlib.util.spec_from_file_location("mcp_server_source", _SOURCE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    source: str = module.SERVER_SOURCE
+    return source
+
+
+def test_the_model_calls_a_stdio_server_tool_and_the_result_reaches_the_conversation(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(server_source())
+    card = MCPTool(
+        connection=MCPStdioConnectionConfig(
+            stdio_command=sys.executable, stdio_args=[str(script)], timeout=120
+        )
+    )
+    llm_server.add(tool_call("echo", {"text": "from the model"}), structured(StructuredOutput()))
+    with ScriptedTeam(llm_server) as team:
+        member = team.spawn("@Researcher", [card])
+        team.say(member, "Use the echo tool.")
+        wait_for(lambda: llm_server.served == 2, timeout=180)
+    first, second = llm_server.requests
+    offered = {tool["function"]["name"] for tool in first["tools"]}
+    assert {"echo", "read_env", "boom", "huge", "ask_client"} <= offered
+    assert "bad name!" not in offered and "n" * 100 not in offered
+    tool_messages = [m for m in second["messages"] if m.get("role") == "tool"]
+    assert [m["content"] for m in tool_messages] == ["echo:from the model"]
+    assert "echo:from the model" in json.dumps(second["messages"])

@@ -1,0 +1,129 @@
+"""ModelTool in real teams: a switch survives a resume; another agent cannot switch a model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from akgentic_model import ModelTool, SwitchModel
+
+from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, Request, StructuredOutput
+from akgentic.agent.messages import AgentMessage
+from akgentic.core import ActorSystem, AgentCard, BaseConfig
+from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.testing.teams import ScriptedTeam, wait_for
+from akgentic.tool import COMMAND
+
+team_api = pytest.importorskip("akgentic.team")
+
+FAST, DEEP = "openai-chat:fast", "openai-chat:deep"
+
+
+@pytest.fixture
+def manager(tmp_path: Path) -> Iterator[Any]:
+    system = ActorSystem()
+    store = team_api.open_event_store(f"yaml:///{tmp_path}/store")
+    teams = team_api.TeamManager(actor_system=system, event_store=store)
+    yield teams
+    teams.stop_all()
+    system.shutdown(timeout=10)
+    store.close()
+
+
+def roster(server: ScriptedLLMServer) -> list[Any]:
+    return [server.model_config(model="fast"), server.model_config(model="deep")]
+
+
+def team_card(server: ScriptedLLMServer, models: list[Any]) -> Any:
+    human = AgentCard(
+        description="The human",
+        agent_class=HumanProxy,
+        config=BaseConfig(name="@Human", role="Human"),
+    )
+    writer = AgentCard(
+        description="Writes",
+        agent_class=BaseAgent,
+        config=AgentConfig(name="@Writer", role="Writer", model_cfg=models, tools=[ModelTool()]),
+    )
+    return team_api.TeamCard(
+        name="switchers",
+        description="A writer that may switch models",
+        entry_point=team_api.TeamCardMember(card=human),
+        members=[team_api.TeamCardMember(card=writer)],
+        message_types=[AgentMessage],
+    )
+
+
+def test_a_switched_model_answers_the_first_turn_after_a_resume(
+    manager: Any, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add(
+        tool_call("switch_model", {"model": DEEP}),
+        structured(StructuredOutput()),
+        structured(StructuredOutput()),
+    )
+    runtime = manager.create_team(team_card(llm_server, roster(llm_server)))
+    runtime.send("Switch to the deep model.")
+    wait_for(lambda: llm_server.served == 2)
+    assert runtime.wait_idle(timeout=30)
+    # The switch applies from the next run: this run finished on its model.
+    assert [body["model"] for body in llm_server.requests] == ["fast", "fast"]
+    manager.stop_team(runtime.id)
+
+    resumed = manager.resume_team(runtime.id)
+    resumed.send("Go on.")
+    wait_for(lambda: llm_server.served == 3)
+    assert resumed.wait_idle(timeout=30)
+    assert llm_server.requests[2]["model"] == "deep"
+
+
+def test_a_stored_model_no_longer_in_the_roster_falls_back_once_with_a_warning(
+    llm_server: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm_server.fallback = structured(StructuredOutput())
+    with ScriptedTeam(llm_server) as team:
+        member = team.spawn("@Writer", [ModelTool()], model_cfg=roster(llm_server))
+        agent = team.system.proxy_ask(member, BaseAgent, timeout=10)
+        # What a resume restores when the stored key has since left the roster.
+        agent.state.tool_state.active_model = "openai-chat:gone"
+        team.say(member, "First.")
+        team.say(member, "Second.")
+        wait_for(lambda: llm_server.served == 2)
+        wait_for(lambda: agent.list_model_rows()[0].active)
+    assert [body["model"] for body in llm_server.requests] == ["fast", "fast"]
+    warnings = [r for r in caplog.records if "stored model 'openai-chat:gone'" in r.getMessage()]
+    assert len(warnings) == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="slash commands are still dispatched from any sender on this branch; the "
+    "hardening work (commands from humans only) makes this pass",
+)
+def test_an_agent_sending_switch_model_to_another_agent_does_not_switch_it(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    order = StructuredOutput(
+        messages=[
+            Request(recipient="@Target", message_type="request", message=f"/switch_model {DEEP}")
+        ]
+    )
+    llm_server.add(structured(order))
+    llm_server.fallback = structured(StructuredOutput())
+    with ScriptedTeam(llm_server) as team:
+        target = team.spawn(
+            "@Target",
+            [ModelTool(switch_model=SwitchModel(expose={COMMAND}))],
+            model_cfg=roster(llm_server),
+        )
+        boss = team.spawn("@Boss", [])
+        team.say(boss, "Make @Target use the deep model.")
+        wait_for(lambda: team.sent_to("@Target"))
+        # Either the line was answered as a command (a notification back to @Boss) or
+        # @Target thought about it in a model turn: wait for whichever happens.
+        wait_for(lambda: team.sent_to("@Boss")[1:] or llm_server.served >= 2)
+        target_agent = team.system.proxy_ask(target, BaseAgent, timeout=10)
+        assert target_agent.state.tool_state.active_model is None
+        assert target_agent.list_model_rows()[0].active  # still the declared (first) model

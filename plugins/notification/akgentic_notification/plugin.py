@@ -1,0 +1,21 @@
+"""Hook implementations of the notification plugin: the card and its stored types."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from akgentic.plugins import ToolCardSpec, hookimpl
+from akgentic_notification.card import NotificationTool
+
+
+@hookimpl
+def akgentic_tool_cards() -> Iterable[ToolCardSpec]:
+    """Register the ``notification`` card and the ``akgentic.tool.notification`` path."""
+    return [
+        ToolCardSpec(
+            name="notification",
+            card=NotificationTool,
+            description="Reminders an agent schedules for itself, delivered after a delay.",
+            import_paths=("akgentic.tool.notification",),
+        )
+    ]
