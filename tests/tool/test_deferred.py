@@ -14,6 +14,7 @@ import pytest
 from akgentic.core import ActorSystem, BaseConfig, BaseState, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.orchestrator import STOP_TIMEOUT
+from akgentic.testing import waiting
 from akgentic.tool.core.deferred import (
     CACHE_CAPACITY,
     NEGATIVE_TTL,
@@ -120,12 +121,7 @@ def system() -> Iterator[ActorSystem]:
 
 
 def wait_until(predicate: Callable[[], object], timeout: float = BOUND) -> None:
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s")
-        pause.wait(0.005)
+    waiting.wait_until(predicate, timeout)
 
 
 def start_cache(system: ActorSystem, cls: type[Summaries] = Summaries) -> Any:
