@@ -53,6 +53,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai.usage import UsageLimits
 
 from akgentic.llm.output_spec import OutputSpec
+from akgentic.llm.run_hooks import RunHook, RunView
 from akgentic.llm.turn import EndStrategy, SystemPrompt, Turn
 
 Json = Any
@@ -153,6 +154,20 @@ class Case:
     system_prompt: Callable[[], str] | None = None
     history: list[ModelMessage] = dataclasses.field(default_factory=list)
     prompt: str = "go"
+    deps: Any = None
+    # Checks the validated output; raises ModelRetry to send it back. pydantic-ai's
+    # output validator, the loop's ``after_output`` hook.
+    output_check: Callable[[Any], Any] | None = None
+
+
+class OutputCheck(RunHook):
+    """The loop's form of a pydantic-ai output validator."""
+
+    def __init__(self, check: Callable[[Any], Any]) -> None:
+        self.check = check
+
+    async def after_output(self, view: RunView, output: Any) -> Any:
+        return self.check(output)
 
 
 @dataclasses.dataclass
@@ -174,8 +189,9 @@ async def _outcome(run: Callable[[], Any]) -> tuple[str, str]:
 
 async def via_pydantic_ai(case: Case, *, stream: bool = False) -> Side:
     script = Script(case.replies)
-    agent: Agent[None, Any] = Agent(
+    agent: Agent[Any, Any] = Agent(
         script.model(),
+        deps_type=object,
         output_type=NativeOutput(case.output_type) if case.native else case.output_type,
         tools=case.tools,
         retries=case.retries,
@@ -184,8 +200,10 @@ async def via_pydantic_ai(case: Case, *, stream: bool = False) -> Side:
     if case.system_prompt is not None:
         # The loop renders every system prompt again on each run: pydantic-ai's dynamic ones.
         agent.system_prompt(dynamic=True)(case.system_prompt)
+    if case.output_check is not None:
+        agent.output_validator(case.output_check)
 
-    async def drain(ctx: RunContext[None], events: AsyncIterable[AgentStreamEvent]) -> None:
+    async def drain(ctx: RunContext[Any], events: AsyncIterable[AgentStreamEvent]) -> None:
         async for _ in events:
             pass
 
@@ -194,6 +212,7 @@ async def via_pydantic_ai(case: Case, *, stream: bool = False) -> Side:
             case.prompt,
             message_history=list(case.history) or None,
             usage_limits=case.limits,
+            deps=case.deps,
             event_stream_handler=drain if stream else None,
         )
         return result.output
@@ -210,11 +229,11 @@ async def via_loop(case: Case) -> Side:
         model=script.model(),
         history=case.history,
         prompt=case.prompt,
-        deps=None,
+        deps=case.deps,
         output=OutputSpec.for_type(case.output_type, native=case.native),
         toolset=FunctionToolset(case.tools, max_retries=case.retries) if case.tools else None,
         system_prompts=[SystemPrompt.of(case.system_prompt)] if case.system_prompt else [],
-        hooks=[],
+        hooks=[OutputCheck(case.output_check)] if case.output_check else [],
         limits=case.limits,
         max_retries=case.retries,
         end_strategy=case.end_strategy,
@@ -289,6 +308,28 @@ def moody_tool() -> Callable[..., str]:
     return moody
 
 
+def context_probe(ctx: RunContext[Any], note: str) -> str:
+    """Tells what the tool's RunContext holds."""
+    return (
+        f"deps={ctx.deps} retry={ctx.retry} max_retries={ctx.max_retries} "
+        f"tool={ctx.tool_name} call={ctx.tool_call_id} step={ctx.run_step} "
+        f"requests={ctx.usage.requests} prompt={ctx.prompt}"
+    )
+
+
+async def fetch(city: str) -> str:
+    """An async tool."""
+    await asyncio.sleep(0)
+    return f"sunny in {city}"
+
+
+def shorter(output: Any) -> Any:
+    """Refuses an answer longer than two words."""
+    if len(str(output).split()) > 2:
+        raise ModelRetry("two words at most")
+    return output
+
+
 def lead_prompt() -> str:
     return "You are the lead now."
 
@@ -325,6 +366,37 @@ CASES: dict[str, Callable[[], Case]] = {
     ),
     "an output tool call that fails validation, then passes": lambda: Case(
         [reply(final("a", txt="oops")), reply(final("b", text="ok"))], output_type=Answer
+    ),
+    "a tool sees the same RunContext": lambda: Case(
+        [
+            reply(call("context_probe", "a", note="x")),
+            reply(call("context_probe", "b", note="y")),
+            "ok",
+        ],
+        tools=[context_probe],
+        deps="the deps",
+    ),
+    "an async tool and a sync tool in one step": lambda: Case(
+        [reply(call("fetch", "a", city="Oslo"), call("double", "b", n=21)), "done"],
+        tools=[fetch, double],
+    ),
+    "a text output sent back by the output check, then accepted": lambda: Case(
+        ["far too many words here", "two words"], output_check=shorter, retries=2
+    ),
+    "an output-tool output sent back by the output check": lambda: Case(
+        [reply(final("a", text="far too many words")), reply(final("b", text="short"))],
+        output_type=Answer,
+        output_check=lambda answer: shorter(answer.text) and answer,
+    ),
+    "a non-object output type travels wrapped": lambda: Case(
+        [reply(final("a", response=[1, 2, 3]))], output_type=list[int]
+    ),
+    "native output next to a tool call runs the tool first (graceful)": lambda: Case(
+        [reply(call("double", "a", n=2), TextPart('{"text": "guess"}')), '{"text": "4"}'],
+        tools=[double],
+        output_type=Answer,
+        native=True,
+        end_strategy="graceful",
     ),
     "two output calls: the second is skipped": lambda: Case(
         [reply(final("a", text="first"), final("b", text="second"))], output_type=Answer
@@ -412,6 +484,11 @@ FAILING: dict[str, Callable[[], Case]] = {
         [reply(call("double", "a", n=1), call("double", "b", n=2))],
         tools=[double],
         limits=UsageLimits(tool_calls_limit=1),
+    ),
+    "the total-token limit": lambda: Case(
+        [reply(call("double", "a", n=1)), "fine"],
+        tools=[double],
+        limits=UsageLimits(total_tokens_limit=60),
     ),
     "the output-token limit": lambda: Case(
         [reply(call("double", "a", n=1)), "a long enough answer to break the limit"],
