@@ -32,9 +32,7 @@ from akgentic.testing.waiting import wait_until
 Reply = ModelResponse | BaseModel | str | Callable[[list[ModelMessage], AgentInfo], Any]
 
 
-def wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    """Poll ``predicate`` until true; fail after ``timeout`` seconds."""
-    wait_until(predicate, timeout)
+wait_for = wait_until  # ``helpers.wait_for(predicate, timeout=10.0)``
 
 
 def as_response(reply: Any) -> ModelResponse:

@@ -17,10 +17,6 @@ from akgentic.testing.waiting import wait_until
 WaitUntil = Callable[..., None]
 
 
-def _wait_until(predicate: Callable[[], object], timeout: float = 5.0) -> None:
-    wait_until(predicate, timeout)
-
-
 @pytest.fixture(autouse=True)
 def _stop_all_actors() -> Iterator[None]:
     yield
@@ -29,8 +25,8 @@ def _stop_all_actors() -> Iterator[None]:
 
 @pytest.fixture(name="wait_until")
 def wait_until_fixture() -> WaitUntil:
-    """``wait_until(predicate, timeout=5.0)``: poll until true or fail the test."""
-    return _wait_until
+    """``wait_until(predicate, timeout=10.0)``: poll until true or fail the test."""
+    return wait_until
 
 
 class Recorder(EventSubscriber):

@@ -74,14 +74,10 @@ if str(SUPPORT_DIR) not in sys.path:
     sys.path.insert(0, str(SUPPORT_DIR))
 
 
-def _wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    wait_until(predicate, timeout)
-
-
 @pytest.fixture
 def wait_for() -> Callable[..., None]:
     """``wait_for(predicate, timeout=10.0)``: bounded wait on a condition."""
-    return _wait_for
+    return wait_until
 
 
 @pytest.fixture

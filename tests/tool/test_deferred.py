@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -14,7 +14,7 @@ import pytest
 from akgentic.core import ActorSystem, BaseConfig, BaseState, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.orchestrator import STOP_TIMEOUT
-from akgentic.testing import waiting
+from akgentic.testing.waiting import wait_until
 from akgentic.tool.core.deferred import (
     CACHE_CAPACITY,
     NEGATIVE_TTL,
@@ -118,10 +118,6 @@ def system() -> Iterator[ActorSystem]:
     actor_system = ActorSystem()
     yield actor_system
     actor_system.shutdown(timeout=5)
-
-
-def wait_until(predicate: Callable[[], object], timeout: float = BOUND) -> None:
-    waiting.wait_until(predicate, timeout)
 
 
 def start_cache(system: ActorSystem, cls: type[Summaries] = Summaries) -> Any:
