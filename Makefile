@@ -22,6 +22,7 @@ demo: install
 
 lint: install
 	$(BIN)/ruff check akgentic tests plugins bench examples
+	$(BIN)/ruff format --check akgentic tests plugins bench examples
 
 typecheck: install
 	$(BIN)/mypy akgentic tests $(wildcard bench/*.py)

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
-from akgentic.llm.config import (
-    AgentUsageLimits,
-    CompactionConfig,
-    ModelConfig,
-    ReactAgentConfig,
-    RuntimeConfig,
-    RunUsageLimits,
-    normalize_model_roster,
-)
+from akgentic.llm.config import LlmSettings, ReactAgentConfig
 from akgentic.llm.prompts import PromptTemplate
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.state import ToolState
@@ -24,8 +14,11 @@ from akgentic.tool.core.state import ToolState
 __all__ = ["AgentConfig", "AgentState"]
 
 
-class AgentConfig(BaseConfig):
+class AgentConfig(LlmSettings, BaseConfig):
     """Configuration of an LLM agent; every field can be written in YAML.
+
+    The model, roster, retries, budgets and compaction fields (and the rule that a
+    ``model_cfg`` list is the roster) come from :class:`~akgentic.llm.config.LlmSettings`.
 
     Attributes:
         prompt: The backstory, rendered once at start into ``AgentState.backstory`` and
@@ -41,33 +34,11 @@ class AgentConfig(BaseConfig):
     """
 
     prompt: PromptTemplate = Field(default_factory=PromptTemplate)
-    model_cfg: ModelConfig = Field(default_factory=ModelConfig)
-    model_roster: list[ModelConfig] = Field(default_factory=list)
-    runtime_cfg: RuntimeConfig = Field(default_factory=RuntimeConfig)
-    run_usage_limits: RunUsageLimits = Field(default_factory=RunUsageLimits)
-    agent_usage_limits: AgentUsageLimits = Field(default_factory=AgentUsageLimits)
-    compaction_cfg: CompactionConfig = Field(default_factory=CompactionConfig)
     tools: list[ToolCard] = Field(default_factory=list)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _roster_from_list(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("model_cfg"), list):
-            data = dict(data)
-            active, roster = normalize_model_roster(data["model_cfg"], data.get("model_roster"))
-            data["model_cfg"], data["model_roster"] = active, roster
-        return data
 
     def react_agent_config(self) -> ReactAgentConfig:
         """The LLM-layer configuration these fields describe (validated there)."""
-        return ReactAgentConfig(
-            model_cfg=self.model_cfg,
-            model_roster=self.model_roster,
-            runtime_cfg=self.runtime_cfg,
-            run_usage_limits=self.run_usage_limits,
-            agent_usage_limits=self.agent_usage_limits,
-            compaction_cfg=self.compaction_cfg,
-        )
+        return ReactAgentConfig(**self.llm_settings())
 
 
 class AgentState(BaseState):

@@ -1,7 +1,12 @@
-"""Static configuration of an actor."""
+"""Static configuration of an actor: :class:`BaseConfig`.
+
+``AgentConfig`` is still importable from here and from ``akgentic.core`` as an alias of
+``BaseConfig``; it warns, because ``akgentic.agent.AgentConfig`` is another class.
+"""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 from uuid import UUID
 
@@ -9,7 +14,7 @@ from pydantic import ConfigDict, Field
 
 from akgentic.core.utils.serializer import SerializableBaseModel
 
-__all__ = ["AgentConfig", "BaseConfig", "ReadOnlyField"]
+__all__ = ["AgentConfig", "BaseConfig", "ReadOnlyField"]  # noqa: F822 (AgentConfig: __getattr__)
 
 
 class BaseConfig(SerializableBaseModel):
@@ -26,7 +31,25 @@ class BaseConfig(SerializableBaseModel):
     squad_id: UUID | None = None
 
 
-AgentConfig = BaseConfig
+def __getattr__(name: str) -> Any:
+    if name == "AgentConfig":
+        return deprecated_agent_config(stacklevel=3)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def deprecated_agent_config(stacklevel: int) -> type[BaseConfig]:
+    """``BaseConfig``, under its old core name ``AgentConfig``, with a DeprecationWarning.
+
+    The old name stays importable, but it is easily taken for ``akgentic.agent.AgentConfig``
+    (the LLM agent's richer configuration), so using it says which class it is.
+    """
+    warnings.warn(
+        "akgentic.core.AgentConfig is akgentic.core.BaseConfig (an actor's name, role "
+        "and squad); import BaseConfig, or akgentic.agent.AgentConfig for an LLM agent",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return BaseConfig
 
 
 def ReadOnlyField(default: Any = ..., **kwargs: Any) -> Any:

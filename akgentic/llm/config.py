@@ -18,6 +18,7 @@ __all__ = [
     "AgentUsageLimits",
     "CompactionConfig",
     "HttpClientConfig",
+    "LlmSettings",
     "ModelConfig",
     "OpenRouterRouting",
     "Provider",
@@ -272,11 +273,13 @@ class CompactionConfig(_Strict):
     summary_model_cfg: ModelConfig | None = None
 
 
-class ReactAgentConfig(_Strict):
-    """Everything a :class:`~akgentic.llm.agent.ReactAgent` is built from.
+class LlmSettings(BaseModel):
+    """The model, its roster, retries, both budget tiers and compaction: one definition.
 
-    ``model_cfg`` may be a list: its first entry becomes the active model and the
-    whole list the ``model_roster`` the agent can switch between.
+    :class:`ReactAgentConfig` and the agent layer's ``AgentConfig`` both derive from it,
+    so the fields and the list-to-roster rule exist once. ``model_cfg`` may be a list:
+    its first entry becomes the active model and the whole list the ``model_roster``
+    the agent can switch between.
     """
 
     model_cfg: ModelConfig = Field(default_factory=ModelConfig)
@@ -285,7 +288,6 @@ class ReactAgentConfig(_Strict):
     run_usage_limits: RunUsageLimits = Field(default_factory=RunUsageLimits)
     agent_usage_limits: AgentUsageLimits = Field(default_factory=AgentUsageLimits)
     compaction_cfg: CompactionConfig = Field(default_factory=CompactionConfig)
-    max_messages: int | None = Field(default=None, gt=0)
 
     @model_validator(mode="before")
     @classmethod
@@ -296,10 +298,25 @@ class ReactAgentConfig(_Strict):
             data["model_cfg"], data["model_roster"] = active, roster
         return data
 
+    def llm_settings(self) -> dict[str, Any]:
+        """These fields' values by name (not copied), e.g. to build a ReactAgentConfig."""
+        return {name: getattr(self, name) for name in LlmSettings.model_fields}
+
+
+class ReactAgentConfig(LlmSettings, _Strict):
+    """Everything a :class:`~akgentic.llm.agent.ReactAgent` is built from.
+
+    The :class:`LlmSettings` plus ``max_messages``, a sliding window over the history.
+    """
+
+    max_messages: int | None = Field(default=None, gt=0)
+
     @model_validator(mode="after")
     def _check(self) -> ReactAgentConfig:
-        if self.max_messages is not None and self.compaction_cfg.auto_trigger and (
-            self.model_cfg.context_length is not None
+        if (
+            self.max_messages is not None
+            and self.compaction_cfg.auto_trigger
+            and (self.model_cfg.context_length is not None)
         ):
             raise ValueError(
                 "max_messages (sliding window) and automatic compaction exclude each other: "

@@ -17,10 +17,12 @@ What a run does, in order:
 2. before each model request the hooks run (they may add notes to the request, or
    raise to end the run), then the run-tier request limit is checked;
 3. the request, then the response, is handed to ``record`` as soon as it exists, so
-   the durable history grows message by message;
+   the durable history grows message by message (a response that crosses a token
+   limit is recorded marked ``interrupted``, as pydantic-ai marks it, and the run ends);
 4. tool calls run one at a time, in the order the model made them; invalid
    arguments, unknown tools and ``ModelRetry`` go back to the model as retry
-   prompts, up to each tool's retry budget;
+   prompts, up to each tool's retry budget; the answers go back in call order
+   (under ``"early"``: the output calls' answers first);
 5. the final output is an output-tool call (``final_result``) or, for a structured
    output type, text that validates against it (native structured output); the
    ``after_output`` hooks may still send it back with ``ModelRetry``.
@@ -30,6 +32,12 @@ output: ``"early"`` skips them and ends the run; ``"graceful"`` and
 ``"exhaustive"`` run them first, and a tool that asks for a retry suppresses the
 output, so the model answers again with the tool's feedback. Structured text next
 to function tool calls only ends the run under ``"early"``.
+
+``tests/llm/test_turn_differential.py`` runs scripted conversations through this loop
+and through ``pydantic_ai.Agent`` and compares the messages; the differences kept on
+purpose (sequential tool calls, no streaming, no trailing ``interrupted`` request after
+a failure, the wording of two errors and of the empty-response feedback) are listed and
+asserted there.
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 from pydantic_ai import RunContext
-from pydantic_ai.exceptions import ModelRetry, UnexpectedModelBehavior
+from pydantic_ai.exceptions import ModelRetry, UnexpectedModelBehavior, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -73,6 +81,7 @@ EndStrategy = Literal["early", "graceful", "exhaustive"]
 _FINAL_PROCESSED = "Final result processed."
 _OUTPUT_SKIPPED = "Output tool not used - a final result was already processed."
 _TOOL_SKIPPED = "Tool not executed - a final result was already processed."
+_RETRY_WINS = "Output not used as the final result - addressing tool retries from this round first."
 _EMPTY_RESPONSE = "Your reply had neither text nor a tool call. Answer, or call a tool."
 
 
@@ -232,10 +241,18 @@ class Turn:
             response = await self.model.request(to_send, None, params)
             if response.run_id is None:
                 response.run_id = self.run_id
+            if response.model_id is None:  # pydantic-ai routes later requests by it
+                response.model_id = self.model.model_id
             self.usage.requests += 1
             self.usage.incr(response.usage)
+            try:
+                self.limits.check_tokens(self.usage)
+            except UsageLimitExceeded:
+                # Kept, and marked as pydantic-ai marks it: the run stops before acting on it.
+                response.state = "interrupted"
+                self._keep(response)
+                raise
             self._keep(response)
-            self.limits.check_tokens(self.usage)
             final, request_parts = await self._answer(response, tools)
             request_parts.extend(self._drain_queue())
             if final is not _NOTHING:
@@ -299,6 +316,7 @@ class Turn:
         text = "".join(p.content for p in response.parts if isinstance(p, TextPart))
         parts: list[ModelRequestPart] = []
         final: Any = _NOTHING
+        final_call: ToolCallPart | None = None
         final_index = -1
 
         if output_calls:
@@ -312,8 +330,7 @@ class Turn:
                 if isinstance(value, _Refused):
                     parts.append(value.part)
                 else:
-                    final = value
-                    final_index = len(parts)
+                    final, final_call, final_index = value, call, len(parts)
                     parts.append(self._tool_return(call, _FINAL_PROCESSED))
         elif self.output.structured and text.strip():
             if not function_calls or self.end_strategy == "early":
@@ -343,11 +360,13 @@ class Turn:
                 retried = self._settle_retries(function_calls, results)
                 if retried and final is not _NOTHING:
                     final = _NOTHING  # the tool's feedback comes first; the model answers again
-                    if final_index >= 0:
-                        call = output_calls[0]
-                        parts[final_index] = self._tool_return(
-                            call, "Output not used - a tool asked for a retry."
-                        )
+                    if final_call is not None:
+                        parts[final_index] = self._tool_return(final_call, _RETRY_WINS)
+                if self.end_strategy != "early":
+                    # As pydantic-ai assembles them: "early" answers the output calls first,
+                    # the other strategies answer every call in the order the model made it.
+                    position = {c.tool_call_id: i for i, c in enumerate(calls)}
+                    parts.sort(key=lambda p: position.get(getattr(p, "tool_call_id", ""), 0))
         elif final is _NOTHING and not parts:
             parts.append(self._output_retry(_EMPTY_RESPONSE, None, "no_output"))
         return final, parts
@@ -372,7 +391,7 @@ class Turn:
                 f"Exceeded maximum retries ({self.max_retries}) for output validation"
             )
         self.output_retries += 1
-        info = RetryInfo(cause, attempt=self.output_retries)
+        info = RetryInfo(cause, attempt=self.output_retries, max_retries=self.max_retries)
         if call is None:
             return RetryFeedbackPart(content=content, retry=info)
         return _retried(call, content, info)
@@ -423,7 +442,7 @@ class Turn:
             raise UnexpectedModelBehavior(
                 f"Tool {call.tool_name!r} exceeded max retries count of {max_retries}"
             )
-        return _retried(call, content, RetryInfo(cause, attempt=used + 1))
+        return _retried(call, content, RetryInfo(cause, attempt=used + 1, max_retries=max_retries))
 
     def _settle_retries(
         self, calls: Sequence[ToolCallPart], results: Sequence[ToolReturnPart]

@@ -14,6 +14,9 @@ project that has akgentic installed gets these fixtures without configuration:
   (:class:`~akgentic.testing.llm_server.ScriptedLLMServer`) for offline
   end-to-end runs of real LLM clients.
 
+``wait_until(predicate, timeout)`` and ``poll_until`` (:mod:`akgentic.testing.waiting`)
+are the bounded waits on a condition every test here uses instead of sleeping.
+
 Contract kits for each plugin kind live in this package too and are imported
 lazily, so loading the pytest plugin stays cheap. An implementation subclasses its
 kit in its own test suite:
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
     from akgentic.testing.tool_card_contract import ToolCardContract
+    from akgentic.testing.waiting import poll_until, wait_until
 
 __all__ = [
     "AgentClassContract",
@@ -50,6 +54,8 @@ __all__ = [
     "ScriptedLLMServer",
     "ToolCardContract",
     "inline_plugin",
+    "poll_until",
+    "wait_until",
 ]
 
 _LAZY = {
@@ -60,6 +66,8 @@ _LAZY = {
     "ToolCardContract": "akgentic.testing.tool_card_contract",
     "AgentClassContract": "akgentic.testing.agent_class_contract",
     "MessageTypeContract": "akgentic.testing.message_type_contract",
+    "poll_until": "akgentic.testing.waiting",
+    "wait_until": "akgentic.testing.waiting",
 }
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,19 +27,12 @@ from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import EventMessage, SentMessage
 from akgentic.plugins import PluginHost
 from akgentic.testing.plugins import inline_plugin
+from akgentic.testing.waiting import wait_until
 
 Reply = ModelResponse | BaseModel | str | Callable[[list[ModelMessage], AgentInfo], Any]
 
 
-def wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    """Poll ``predicate`` until true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while not predicate():
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise AssertionError(f"condition not met within {timeout} s")
-        pause.wait(min(0.005, remaining))
+wait_for = wait_until  # ``helpers.wait_for(predicate, timeout=10.0)``
 
 
 def as_response(reply: Any) -> ModelResponse:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
 import yaml
 
 from akgentic.agent import (
@@ -16,8 +17,10 @@ from akgentic.agent import (
     Request,
     StructuredOutput,
 )
+from akgentic.core import BaseConfig
 from akgentic.core.actor_address import ActorAddressProxy
-from akgentic.llm import ModelConfig, PromptTemplate, RunUsageLimits
+from akgentic.llm import ModelConfig, PromptTemplate, ReactAgentConfig, RunUsageLimits
+from akgentic.llm.config import LlmSettings
 from akgentic.tool.mailbox import MailboxMessage, MailboxTool
 from akgentic.tool.team import TeamTool
 
@@ -107,6 +110,36 @@ def test_a_model_list_becomes_the_roster_with_the_first_entry_active() -> None:
     assert config.model_cfg.model == "a"
     assert [m.model for m in config.model_roster] == ["a", "b"]
     assert config.react_agent_config().model_roster == config.model_roster
+
+
+def test_the_agent_config_takes_its_llm_fields_from_the_one_llm_settings_definition() -> None:
+    shared = set(LlmSettings.model_fields)
+    assert shared == {
+        "model_cfg",
+        "model_roster",
+        "runtime_cfg",
+        "run_usage_limits",
+        "agent_usage_limits",
+        "compaction_cfg",
+    }
+    assert issubclass(AgentConfig, LlmSettings) and issubclass(ReactAgentConfig, LlmSettings)
+    assert set(ReactAgentConfig.model_fields) - shared == {"max_messages"}
+    assert set(AgentConfig.model_fields) - shared == {"name", "role", "squad_id", "prompt", "tools"}
+    config = AgentConfig(name="@A", run_usage_limits=RunUsageLimits(run_request_limit=3))
+    assert config.react_agent_config().run_usage_limits.run_request_limit == 3
+
+
+def test_the_core_agent_config_is_the_base_config_under_an_old_name_and_warns() -> None:
+    import akgentic.core
+    import akgentic.core.agent_config
+
+    for module in (akgentic.core, akgentic.core.agent_config):
+        with pytest.warns(DeprecationWarning, match="akgentic.agent.AgentConfig for an LLM"):
+            alias = module.AgentConfig
+        assert alias is BaseConfig
+        assert alias is not AgentConfig
+    with pytest.raises(AttributeError):
+        akgentic.core.NoSuchConfig  # noqa: B018
 
 
 def test_the_agent_state_carries_the_tool_layer_slot() -> None:

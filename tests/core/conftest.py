@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,20 +12,9 @@ import pytest
 from akgentic.core import ActorSystem, BaseConfig, EventSubscriber, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.messages.message import Message
+from akgentic.testing.waiting import wait_until
 
 WaitUntil = Callable[..., None]
-
-
-def _wait_until(predicate: Callable[[], object], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    condition = threading.Condition()
-    with condition:
-        while not predicate():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"condition not met within {timeout} s")
-            # A condition nobody notifies: a bounded, interruptible poll interval.
-            condition.wait(min(0.005, remaining))
 
 
 @pytest.fixture(autouse=True)
@@ -35,10 +23,10 @@ def _stop_all_actors() -> Iterator[None]:
     pykka.ActorRegistry.stop_all(block=True, timeout=10)
 
 
-@pytest.fixture
-def wait_until() -> WaitUntil:
-    """``wait_until(predicate, timeout=5.0)``: poll until true or fail the test."""
-    return _wait_until
+@pytest.fixture(name="wait_until")
+def wait_until_fixture() -> WaitUntil:
+    """``wait_until(predicate, timeout=10.0)``: poll until true or fail the test."""
+    return wait_until
 
 
 class Recorder(EventSubscriber):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from typing import Any
+from uuid import UUID, uuid4
 
 import pykka
 import pytest
@@ -77,8 +78,8 @@ class Failing(Akgent[BaseConfig, BaseState]):
 
 
 class Parent(Akgent[BaseConfig, BaseState]):
-    def spawn(self, name: str, squad: bool = False) -> ActorAddress:
-        config = BaseConfig(name=name, role="Kid")
+    def spawn(self, name: str, squad_id: UUID | None = None) -> ActorAddress:
+        config = BaseConfig(name=name, role="Kid", squad_id=squad_id)
         return self.createActor(Base, config=config)
 
     def children(self) -> list[ActorAddress]:
@@ -143,10 +144,17 @@ def test_kwargs_set_ids_and_a_fresh_squad(system: ActorSystem) -> None:
 
 
 def test_children_inherit_team_and_squad_unless_set(system: ActorSystem) -> None:
-    parent = system.createActor(Parent, config=BaseConfig(name="@P", role="P"))
-    kid = system.proxy_ask(parent, Parent).spawn("@K")
-    assert kid.team_id == parent.team_id
+    team_id = uuid4()
+    parent = system.createActor(Parent, team_id=team_id, config=BaseConfig(name="@P", role="P"))
+    assert parent.team_id == team_id and parent.squad_id is not None
+    proxy = system.proxy_ask(parent, Parent)
+    kid = proxy.spawn("@K")
+    assert kid.team_id == team_id
     assert kid.squad_id == parent.squad_id
+    own_squad = uuid4()
+    loner = proxy.spawn("@L", squad_id=own_squad)
+    assert loner.team_id == team_id
+    assert loner.squad_id == own_squad != parent.squad_id
 
 
 def test_stop_stops_children_before_the_parent(system: ActorSystem, wait_until: Any) -> None:

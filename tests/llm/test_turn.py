@@ -23,6 +23,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo
 from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
+from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm import ModelConfig, ReactAgentConfig, RunUsageLimitError, RunUsageLimits
 from akgentic.llm.budget import RaiseOnLimit
@@ -438,3 +439,19 @@ def test_a_tool_budget_counts_failing_steps_and_starts_afresh_after_a_success(
     agent.tool(moody)
     assert agent.run_sync("go") == "done"
     assert len(fn.seen) == 5
+
+
+def test_a_response_over_a_token_limit_is_kept_interrupted_and_the_recovery_answers(
+    make_agent: Any,
+) -> None:
+    usage = RequestUsage(input_tokens=10, output_tokens=500)
+    cfg = config().model_copy(update={"run_usage_limits": RunUsageLimits(output_tokens_limit=100)})
+    agent, fn = make_agent(
+        [ModelResponse(parts=[TextPart("a very long answer")], usage=usage), "in short: yes"], cfg
+    )
+    assert agent.run_sync("go") == "in short: yes"
+    responses = [m for m in agent.context.messages if isinstance(m, ModelResponse)]
+    texts = [(r.state, [p.content for p in r.parts if isinstance(p, TextPart)]) for r in responses]
+    assert texts == [("interrupted", ["a very long answer"]), ("complete", ["in short: yes"])]
+    # The concluding turn still shows the model what it had said.
+    assert any(isinstance(m, ModelResponse) and m.state == "interrupted" for m in fn.seen[1])

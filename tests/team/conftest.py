@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from akgentic.team import (
     TeamManager,
     YamlEventStore,
 )
+from akgentic.testing.waiting import wait_until
 
 MakeAgentCard = Callable[..., AgentCard]
 
@@ -75,22 +74,10 @@ if str(SUPPORT_DIR) not in sys.path:
     sys.path.insert(0, str(SUPPORT_DIR))
 
 
-def _wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    """Wait until ``predicate()`` is true, re-checking on a condition nobody notifies."""
-    deadline = time.monotonic() + timeout
-    condition = threading.Condition()
-    with condition:
-        while not predicate():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"condition not met within {timeout} s")
-            condition.wait(min(0.01, remaining))
-
-
 @pytest.fixture
 def wait_for() -> Callable[..., None]:
     """``wait_for(predicate, timeout=10.0)``: bounded wait on a condition."""
-    return _wait_for
+    return wait_until
 
 
 @pytest.fixture

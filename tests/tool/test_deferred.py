@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -14,6 +14,7 @@ import pytest
 from akgentic.core import ActorSystem, BaseConfig, BaseState, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.orchestrator import STOP_TIMEOUT
+from akgentic.testing.waiting import wait_until
 from akgentic.tool.core.deferred import (
     CACHE_CAPACITY,
     NEGATIVE_TTL,
@@ -117,15 +118,6 @@ def system() -> Iterator[ActorSystem]:
     actor_system = ActorSystem()
     yield actor_system
     actor_system.shutdown(timeout=5)
-
-
-def wait_until(predicate: Callable[[], object], timeout: float = BOUND) -> None:
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s")
-        pause.wait(0.005)
 
 
 def start_cache(system: ActorSystem, cls: type[Summaries] = Summaries) -> Any:

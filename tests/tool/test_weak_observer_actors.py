@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import gc
-import threading
-import time
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,6 +12,7 @@ import pytest
 
 from akgentic.core import ActorSystem, BaseConfig, BaseState
 from akgentic.core.agent import Akgent
+from akgentic.testing.waiting import poll_until
 from akgentic.tool import (
     COMMAND,
     TOOL_CALL,
@@ -89,15 +88,11 @@ def system() -> Iterator[ActorSystem]:
 
 
 def _collected(ref: weakref.ReferenceType[Any]) -> bool:
-    deadline = time.monotonic() + BOUND
-    pause = threading.Event()
-    while True:
+    def gone() -> bool:
         gc.collect()
-        if ref() is None:
-            return True
-        if time.monotonic() > deadline:
-            return False
-        pause.wait(0.01)
+        return ref() is None
+
+    return poll_until(gone, BOUND, interval=0.01)
 
 
 def test_a_live_agent_serves_its_tools_and_commands(system: ActorSystem) -> None:
