@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from akgentic.cli.card_input import card_metadata
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
     ConversationPrinter,
@@ -42,7 +43,6 @@ from akgentic.cli.session import (
     import_roots,
     managed_teams,
     open_store,
-    pairs,
     route_line,
 )
 
@@ -112,8 +112,7 @@ def chat(
 def _stop(manager: TeamManager, runtime: TeamRuntime, console: Console) -> None:
     manager.stop_team(runtime.id)
     console.print(
-        f"team {runtime.id} stopped and saved; resume it with: "
-        f"akgentic team resume {runtime.id}",
+        f"team {runtime.id} stopped and saved; resume it with: akgentic team resume {runtime.id}",
         soft_wrap=True,
         highlight=False,
     )
@@ -130,14 +129,12 @@ def run_command(
 ) -> None:
     """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
     from akgentic.team.card_yaml import load_team_card
-    from akgentic.team.models import validate_metadata
 
     console = Console(highlight=False)
     with cli_errors():
         import_roots(card, path)
         team_card = load_team_card(card)
-        given = pairs(metadata, "--metadata")
-        value = validate_metadata(team_card, given) if given else None
+        value = card_metadata(team_card, metadata)
         check_models(team_card)
         talk = sys.stdin.isatty() and not send if interactive is None else interactive
         printer = ConversationPrinter(console, rich=True)

@@ -27,6 +27,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from akgentic.cli.card_input import card_metadata
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
     PATH_ENV_VAR,
@@ -172,13 +173,11 @@ def team_app() -> typer.Typer:
     ) -> None:
         """Create a team from CARD; deliver --send messages; chat or wait until idle; stop."""
         from akgentic.team.card_yaml import load_team_card
-        from akgentic.team.models import validate_metadata
 
         with cli_errors():
             import_roots(card, path)
             team_card = load_team_card(card)
-            given = pairs(metadata, "--metadata")
-            value = validate_metadata(team_card, given) if given else None
+            value = card_metadata(team_card, metadata)
             check_models(team_card)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
