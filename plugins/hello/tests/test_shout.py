@@ -90,10 +90,17 @@ def test_the_tool_shouts_and_publishes_an_event(observer: RecordingObserver) -> 
     assert observer.events == [Shouted(text="FIRE IN THE HOLD!")]
 
 
-def test_instructions_reach_the_tool_docstring() -> None:
+def test_instructions_reach_the_tool_description_and_keep_the_argument_described() -> None:
+    from pydantic_ai import Tool
+
     (shout,) = ShoutTool(shout=Shout(instructions="Only in English.")).get_tools()
-    assert shout.__doc__ is not None
-    assert shout.__doc__.endswith("Additional Instructions:\nOnly in English.")
+    tool = Tool(shout)
+    assert tool.description == (
+        "Repeat a text in capitals, loudly.\n\nAdditional Instructions:\nOnly in English."
+    )
+    assert tool.function_schema.json_schema["properties"]["text"]["description"] == (
+        "What to shout."
+    )
 
 
 def test_an_empty_shout_asks_the_model_to_retry(observer: RecordingObserver) -> None:
