@@ -9,14 +9,17 @@ agent would do.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 
 from akgentic.agent import AgentMessage, Request, StructuredOutput
 from akgentic.core import ActorSystem
+from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import SentMessage
 from akgentic.team import SqliteEventStore, TeamManager
 from akgentic.team.card_yaml import parse_team_card
@@ -58,11 +61,37 @@ def out(*requests: tuple[str, str, str]) -> StructuredOutput:
     )
 
 
+class Recorder:
+    """A team subscriber keeping every message; fed by the orchestrator, so complete
+    once ``wait_idle`` returns (the store is written behind, in batches)."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self._lock = threading.Lock()
+
+    def on_message(self, msg: Message) -> None:
+        with self._lock:
+            self.messages.append(msg)
+
+    def set_restoring(self, team_id: UUID, restoring: bool) -> None:
+        return None
+
+    def on_stop_request(self, team_id: UUID) -> None:
+        return None
+
+    def on_stop(self, team_id: UUID) -> None:
+        return None
+
+
+RECORDER = Recorder()
+
+
 @pytest.fixture
 def manager(tmp_path: Path) -> Iterator[TeamManager]:
+    RECORDER.messages.clear()
     system = ActorSystem()
     store = SqliteEventStore(tmp_path / "commands.db")
-    team_manager = TeamManager(system, store)
+    team_manager = TeamManager(system, store, subscribers=[RECORDER])
     try:
         yield team_manager
     finally:
@@ -79,8 +108,9 @@ def start(manager: TeamManager, server: ScriptedLLMServer, allowed: list[str]) -
 
 def sent(manager: TeamManager, runtime: TeamRuntime) -> list[tuple[str, str, AgentMessage]]:
     found = []
-    for stored in manager.event_store.load_events(runtime.id):
-        event = stored.event
+    with RECORDER._lock:
+        events = list(RECORDER.messages)
+    for event in events:
         if isinstance(event, SentMessage) and isinstance(event.message, AgentMessage):
             sender = event.sender.name if event.sender is not None else "?"
             found.append((sender, event.recipient.name, event.message))
@@ -167,6 +197,6 @@ def test_the_command_senders_example_of_the_agent_guide_loads() -> None:
 
     guide = Path(__file__).parents[2] / "docs" / "agents.md"
     blocks = guide.read_text(encoding="utf-8").split("```yaml\n")[1:]
-    [block] = [b.split("```", 1)[0] for b in blocks if "command_senders: [" in b]
+    [block] = [b.split("```", 1)[0] for b in blocks if 'command_senders: ["@Lead"]' in b]
     config = AgentConfig.model_validate(yaml.safe_load(block)["config"])
     assert config.command_senders == ["@Lead"]
