@@ -129,6 +129,7 @@ class CardInfo:
     plugin: str | None
     distribution: str | None
     capabilities: tuple[CapabilityInfo, ...]
+    description: str = ""
 
     @property
     def channels(self) -> tuple[Channels, ...]:
@@ -143,6 +144,7 @@ class CardInfo:
             "class": self.card_class,
             "plugin": self.plugin,
             "distribution": self.distribution,
+            "description": self.description,
             "channels": [channel.value for channel in self.channels],
             "capabilities": [
                 {
@@ -198,9 +200,11 @@ def describe_cards() -> list[CardInfo]:
     from akgentic.plugins import get_registry
 
     registry = get_registry()
+    specs = registry.tool_cards()
     infos: list[CardInfo] = []
     for name, card in sorted(installed_cards().items()):
         owner = registry.owner("tool_cards", name)
+        spec = specs.get(name)
         infos.append(
             CardInfo(
                 name=name,
@@ -208,6 +212,7 @@ def describe_cards() -> list[CardInfo]:
                 plugin=owner.name if owner is not None else None,
                 distribution=(owner.distribution or None) if owner is not None else None,
                 capabilities=tuple(card_capabilities(card)),
+                description=spec.description if spec is not None else "",
             )
         )
     return infos
