@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -29,6 +30,7 @@ import typer
 from rich.console import Console
 
 from akgentic.cli.card_input import card_metadata
+from akgentic.cli.scripted import ScriptedOption, scripted_models
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
     ConversationPrinter,
@@ -126,15 +128,17 @@ def run_command(
     store: StoreOption = None,
     path: PathOption = None,
     metadata: MetadataOption = None,
+    scripted: ScriptedOption = None,
 ) -> None:
     """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
     from akgentic.team.card_yaml import load_team_card
 
     console = Console(highlight=False)
-    with cli_errors():
+    with cli_errors(), ExitStack() as stack:
         import_roots(card, path)
         team_card = load_team_card(card)
         value = card_metadata(team_card, metadata)
+        stack.enter_context(scripted_models(team_card, scripted))
         check_models(team_card)
         talk = sys.stdin.isatty() and not send if interactive is None else interactive
         printer = ConversationPrinter(console, rich=True)
