@@ -8,6 +8,7 @@ import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,7 +83,7 @@ def test_team_create_with_a_script_and_inspect_shows_tool_calls_returns_and_mode
     inspected = run_module(TEAM, "team", "inspect", team_id, "--events", "--json")
     assert inspected.returncode == 0, inspected.stderr
     rows = json.loads(inspected.stdout)["events"]
-    by_kind = {}
+    by_kind: dict[str | None, list[str]] = {}
     for row in rows:
         by_kind.setdefault(row["event"], []).append(row["summary"])
     assert by_kind["ToolCallEvent"] == ["tool call team_activity({})"]
@@ -133,12 +134,34 @@ def test_a_member_past_the_end_of_its_steps_is_told_so_and_others_keep_theirs() 
         other = card.members[1].card.config.model_cfg  # type: ignore[attr-defined]
         assert (worker.model, other.model) == ("scripted:Worker", "scripted:@Other")
         assert worker.base_url == other.base_url == server.base_url
-        step = server.fallback({"model": "scripted:Worker"})  # type: ignore[misc,operator]
-        assert step.content == "one"
-        spent = server.fallback({"model": "scripted:Worker"})  # type: ignore[misc,operator]
-        assert spent.status == 400 and "Worker has no step left (1 played)" in (
-            spent.error_message or ""
+        first, first_body = _chat(server.base_url, "scripted:Worker")
+        assert first == 200 and first_body["choices"][0]["message"]["content"] == "one"
+        spent, spent_body = _chat(server.base_url, "scripted:Worker")
+        assert spent == 400
+        assert "Worker has no step left (1 played)" in spent_body["error"]["message"]
+        empty, empty_body = _chat(server.base_url, "scripted:@Other")
+        assert (
+            empty == 400
+            and "@Other has no step left (0 played)" in (empty_body["error"]["message"])
         )
+
+
+def _chat(base_url: str, model: str) -> tuple[int, dict[str, Any]]:
+    """POST one chat completion to the scripted server (what the OpenAI client sends)."""
+    import urllib.error
+    import urllib.request
+
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "hi"}]})
+    request = urllib.request.Request(
+        f"{base_url}/chat/completions",
+        data=body.encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
 
 
 def test_team_list_prints_whole_ids_into_a_pipe(run_module: Run, files: tuple[Path, Path]) -> None:
@@ -155,3 +178,13 @@ def test_team_list_prints_whole_ids_into_a_pipe(run_module: Run, files: tuple[Pa
     )
     assert shown == set(ids)
     assert "…" not in listed.stdout
+
+
+def test_the_script_shown_in_the_agent_guide_is_the_one_these_tests_run() -> None:
+    import yaml
+
+    guide = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
+    section = guide.read_text(encoding="utf-8").split("### A scripted model for a whole team")[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    shown = TeamScript.model_validate(yaml.safe_load(block))
+    assert shown == TeamScript.model_validate(yaml.safe_load(SCRIPT))

@@ -189,7 +189,9 @@ def _user_text(text: str) -> ModelRequest:
 )
 def test_the_documented_team_file_snippets_are_valid(hello: PluginInfo, document: Path) -> None:
     snippets = re.findall(r"```yaml\n(.*?)```", document.read_text(encoding="utf-8"), re.S)
-    assert snippets
-    for snippet in snippets:
-        cards = [ToolCard.model_validate(item) for item in yaml.safe_load(snippet)["tools"]]
+    # Team cards and scripts are run by test_tutorial.py; here, the tools: snippets.
+    tools = [data["tools"] for data in map(yaml.safe_load, snippets) if "tools" in data]
+    assert tools
+    for items in tools:
+        cards = [ToolCard.model_validate(item) for item in items]
         assert all(isinstance(card, ShoutTool) for card in cards)
