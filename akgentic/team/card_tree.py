@@ -31,6 +31,10 @@ def _spawned(name: str, headcount: int) -> list[str]:
     return [name] if headcount == 1 else [f"{name}_{i}" for i in range(headcount)]
 
 
+def _count(node: TreeNode) -> int:
+    return max(node.headcount, 1)
+
+
 def tree_problems(nodes: Sequence[TreeNode]) -> list[tuple[Location, str]]:
     """Every naming problem of ``nodes`` (the entry point first), each with its location."""
     problems: list[tuple[Location, str]] = []
@@ -65,11 +69,12 @@ def tree_problems(nodes: Sequence[TreeNode]) -> list[tuple[Location, str]]:
             declared[node.name] = node
     spawned: dict[str, TreeNode] = {}
     for node in nodes:
-        for name in _spawned(node.name, max(node.headcount, 1)) if node.name else []:
+        # A headcount under 1 is a field error of its own; count such a member once.
+        for name in _spawned(node.name, _count(node)) if node.name else []:
             other = spawned.setdefault(name, node)
-            if other is node or (node.headcount == 1 and other.headcount == 1):
+            if other is node or (_count(node) == 1 and _count(other) == 1):
                 continue  # a repeated declared name, reported above
-            where = ("headcount",) if node.headcount > 1 else ("card", "config", "name")
+            where = ("headcount",) if _count(node) > 1 else ("card", "config", "name")
             problems.append(
                 (
                     (*node.location, *where),

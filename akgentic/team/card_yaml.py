@@ -170,6 +170,26 @@ def _problem(loc: tuple[int | str, ...], message: str, root: yaml.Node | None) -
     return CardProblem(_location(loc), message, line)
 
 
+def _with_config(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """Put back the ``config`` step of errors raised while an agent card builds its config.
+
+    ``AgentCard`` validates ``config`` as the type its agent class declares before its
+    own fields, so those errors come located on the card (``card.colour``).
+    """
+    from akgentic.core.agent_card import AgentCard
+
+    fixed: list[int | str] = []
+    for index, part in enumerate(loc):
+        fixed.append(part)
+        opens_card = part == "card" or (
+            isinstance(part, int) and index > 0 and loc[index - 1] == "agent_profiles"
+        )
+        following = loc[index + 1] if index + 1 < len(loc) else None
+        if opens_card and isinstance(following, str) and following not in AgentCard.model_fields:
+            fixed.append("config")
+    return tuple(fixed)
+
+
 def _problems(
     error: ValidationError, root: yaml.Node | None, data: dict[str, Any]
 ) -> list[CardProblem]:
@@ -178,6 +198,7 @@ def _problems(
     for item in error.errors(include_url=False):
         # Pydantic inserts the class name of a union/tagged branch into loc; drop non-keys.
         loc = tuple(p for p in item["loc"] if isinstance(p, int) or not p[:1].isupper())
+        loc = _with_config(loc)
         message = str(item["msg"]).removeprefix("Value error, ")
         (problems if loc else whole_card).append(_problem(loc, message, root))
     # The member-tree rules only run once every field is valid; check them on the raw
@@ -185,7 +206,8 @@ def _problems(
     tree = [_problem(loc, message, root) for loc, message in tree_problems(raw_tree_nodes(data))]
     said = [problem.message for problem in tree]
     others = [p for p in whole_card if not any(message in p.message for message in said)]
-    return problems + tree + others
+    # In file order; problems without a line (whole-card ones) first.
+    return sorted(problems + tree + others, key=lambda p: p.line or 0)
 
 
 def parse_team_card(text: str, source: str = "<string>") -> TeamCard:

@@ -305,3 +305,51 @@ def test_a_card_whose_only_problems_are_names_lists_each_with_its_line() -> None
         parse_team_card(text)
     found = sorted((p.line, p.location) for p in caught.value.problems)
     assert found == [(11, "members[0].card.config.name"), (12, "members[1].card.config.name")]
+
+
+MANY_PROBLEMS = """\
+entry_point:
+  card:
+    agent_class: akgentic.agent.HumanProxy
+    description: entry
+    config: {name: "@Human", role: Human}
+members:
+  - card:
+      agent_class: no.such.Agent
+      description: a
+      config: {name: "@A", role: A}
+  - card:
+      agent_class: akgentic.agent.BaseAgent
+      description: b
+      config: {name: "@B", role: B, colour: red}
+  - card:
+      agent_class: akgentic.agent.BaseAgent
+      description: c
+      config: {name: "@B", role: C}
+    headcount: 0
+message_types: [nowhere.Msg]
+metadata_type: akgentic.agent.BaseAgent
+welcome: hi
+"""
+
+
+def test_team_create_reports_every_kind_of_problem_in_one_run_in_file_order(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    card = tmp_path / "many.yaml"
+    card.write_text(MANY_PROBLEMS)
+    result = run_cli("team", "create", str(card), "--no-interactive")
+    assert result.returncode == 2, result.stderr
+    lines = [line.strip() for line in result.stderr.splitlines()[1:]]
+    where = [line.split(": ", 2)[:2] for line in lines]
+    assert where == [
+        ["line 8", "members[0].card"],
+        ["line 14", "members[1].card.config.colour"],
+        ["line 18", "members[2].card.config.name"],
+        ["line 19", "members[2].headcount"],
+        ["line 20", "message_types"],
+        ["line 21", "metadata_type"],
+        ["line 22", "welcome"],
+    ]
+    assert "duplicate agent name '@B'" in lines[2]
+    assert not (tmp_path / "cli.db").exists()
