@@ -16,6 +16,8 @@ Leaving, Ctrl+C included, stops the team; the store keeps it, so
 ``akgentic team resume ID`` brings it back. With ``--send`` (repeatable) and no
 terminal, the messages are delivered, the command waits until the team is idle
 (at most ``--timeout`` seconds), then stops: the scripted, non-interactive form.
+``--scripted SCRIPT.yaml`` answers for the members a team script names (see
+:mod:`akgentic.testing.team_script`), so a team runs with no model and no key.
 """
 
 from __future__ import annotations

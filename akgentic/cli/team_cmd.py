@@ -351,7 +351,7 @@ def _print_inspect(process: Process, log: list[Any], events: bool, as_json: bool
         for row in rows:
             kind = f"{row['type']}: {row['event']}" if row["event"] else row["type"]
             table.add_row(str(row["sequence"]), kind, row["sender"] or "", row["summary"])
-        console.print(table)
+        print_table(table)
 
 
 def _main() -> None:  # pragma: no cover - exercised through subprocesses
