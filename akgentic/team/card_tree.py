@@ -38,7 +38,7 @@ def _count(node: TreeNode) -> int:
 def tree_problems(nodes: Sequence[TreeNode]) -> list[tuple[Location, str]]:
     """Every naming problem of ``nodes`` (the entry point first), each with its location."""
     problems: list[tuple[Location, str]] = []
-    if nodes and nodes[0].headcount != 1:
+    if nodes and nodes[0].location == ("entry_point",) and nodes[0].headcount != 1:
         entry = nodes[0]
         problems.append(
             (
