@@ -2,9 +2,10 @@
 
 One turn, for an incoming :class:`AgentMessage`:
 
-1. a ``/command`` line is dispatched through the agent's command registry (one
-   recorded operator action, a notification back to the sender); an unknown command
-   falls through and is treated as ordinary text;
+1. a ``/command`` line from a human (a user proxy, or a member named in
+   ``config.command_senders``) is dispatched through the agent's command registry (one
+   recorded operator action, a notification back to the sender); an unknown command,
+   or a ``/`` line from another agent, is treated as ordinary text;
 2. otherwise :meth:`BaseAgent.act` delivers the per-turn context-update block, then
    runs the model on the message as rendered for the receiver (reply guidance first);
 3. :meth:`BaseAgent._route_output` delivers each requested message: ``@Name`` to that
@@ -187,7 +188,11 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
 
     def receiveMsg_AgentMessage(self, message: AgentMessage, sender: ActorAddress | None) -> None:
         """Run a slash command, or think about the message and send what the model decides."""
-        if message.content.lstrip().startswith("/") and self._dispatch_command(message, sender):
+        if (
+            message.content.lstrip().startswith("/")
+            and self.accepts_commands_from(sender)
+            and self._dispatch_command(message, sender)
+        ):
             return
         output = self.act(message, StructuredOutput)
         self._route_output(output)
@@ -195,6 +200,20 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
     def receiveMsg_CancelMessage(self, message: CancelMessage) -> None:
         """A cancel that arrives while idle has nothing to stop."""
         logger.info("%s: cancel received while idle; nothing to stop", self.name)
+
+    def accepts_commands_from(self, sender: ActorAddress | None) -> bool:
+        """Whether a ``/`` line from ``sender`` runs as a slash command.
+
+        Commands come from humans: a user proxy, or a member the card names in
+        ``config.command_senders``. Otherwise one agent could drive another's
+        ``/stop`` or ``/hire_member`` just by writing a line that starts with ``/``.
+        """
+        if sender is None:
+            return False
+        if sender.is_user_proxy:
+            return True
+        allowed = self.config.command_senders
+        return sender.name in allowed or sender.role in allowed
 
     def _dispatch_command(self, message: AgentMessage, sender: ActorAddress | None) -> bool:
         """Run ``message`` as a command; False when its first word is not a command."""

@@ -31,10 +31,15 @@ class AgentConfig(LlmSettings, BaseConfig):
         agent_usage_limits: Budget of the agent's whole life (survives restores).
         compaction_cfg: How older history is folded when it grows.
         tools: Tool cards. MailboxTool and TeamTool are added at start when absent.
+        command_senders: Members besides humans whose ``/command`` lines this agent
+            runs, each by name (``@Lead``) or role (``Lead``). A human (a user proxy)
+            may always run them; from anyone else a line starting with ``/`` is
+            ordinary text for the model.
     """
 
     prompt: PromptTemplate = Field(default_factory=PromptTemplate)
     tools: list[ToolCard] = Field(default_factory=list)
+    command_senders: list[str] = Field(default_factory=list)
 
     def react_agent_config(self) -> ReactAgentConfig:
         """The LLM-layer configuration these fields describe (validated there)."""

@@ -16,18 +16,23 @@ Leaving, Ctrl+C included, stops the team; the store keeps it, so
 ``akgentic team resume ID`` brings it back. With ``--send`` (repeatable) and no
 terminal, the messages are delivered, the command waits until the team is idle
 (at most ``--timeout`` seconds), then stops: the scripted, non-interactive form.
+``--scripted SCRIPT.yaml`` answers for the members a team script names (see
+:mod:`akgentic.testing.team_script`), so a team runs with no model and no key.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
+from akgentic.cli.card_input import card_metadata
+from akgentic.cli.scripted import ScriptedOption, scripted_models
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
     ConversationPrinter,
@@ -42,7 +47,6 @@ from akgentic.cli.session import (
     import_roots,
     managed_teams,
     open_store,
-    pairs,
     route_line,
 )
 
@@ -112,8 +116,7 @@ def chat(
 def _stop(manager: TeamManager, runtime: TeamRuntime, console: Console) -> None:
     manager.stop_team(runtime.id)
     console.print(
-        f"team {runtime.id} stopped and saved; resume it with: "
-        f"akgentic team resume {runtime.id}",
+        f"team {runtime.id} stopped and saved; resume it with: akgentic team resume {runtime.id}",
         soft_wrap=True,
         highlight=False,
     )
@@ -127,17 +130,17 @@ def run_command(
     store: StoreOption = None,
     path: PathOption = None,
     metadata: MetadataOption = None,
+    scripted: ScriptedOption = None,
 ) -> None:
     """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
     from akgentic.team.card_yaml import load_team_card
-    from akgentic.team.models import validate_metadata
 
     console = Console(highlight=False)
-    with cli_errors():
+    with cli_errors(), ExitStack() as stack:
         import_roots(card, path)
         team_card = load_team_card(card)
-        given = pairs(metadata, "--metadata")
-        value = validate_metadata(team_card, given) if given else None
+        value = card_metadata(team_card, metadata)
+        stack.enter_context(scripted_models(team_card, scripted))
         check_models(team_card)
         talk = sys.stdin.isatty() and not send if interactive is None else interactive
         printer = ConversationPrinter(console, rich=True)

@@ -150,9 +150,10 @@ def cli_errors() -> Iterator[None]:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(exc.code) from None
     except TeamCardValidationError as exc:
-        err_console.print(f"[red]error:[/red] {exc.source}: invalid team card")
+        # soft_wrap: one problem per line whatever the width, so the lines can be grepped
+        err_console.print(f"[red]error:[/red] {exc.source}: invalid team card", soft_wrap=True)
         for problem in exc.problems:
-            err_console.print(f"  {problem}")
+            err_console.print(f"  {problem}", soft_wrap=True, markup=False)
         raise typer.Exit(2) from None
     except ValidationError as exc:
         err_console.print(f"[red]error:[/red] invalid value: {exc}")

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from uuid import UUID
@@ -27,6 +27,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from akgentic.cli.card_input import card_metadata
+from akgentic.cli.scripted import ScriptedOption, scripted_models
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
     PATH_ENV_VAR,
@@ -48,6 +50,7 @@ from akgentic.cli.session import (
     pairs,
     store_url,
 )
+from akgentic.cli.tables import print_table
 
 if TYPE_CHECKING:
     from akgentic.team.manager import TeamManager
@@ -169,16 +172,16 @@ def team_app() -> typer.Typer:
         timeout: TimeoutOption = DEFAULT_TIMEOUT,
         store: StoreOption = None,
         path: PathOption = None,
+        scripted: ScriptedOption = None,
     ) -> None:
         """Create a team from CARD; deliver --send messages; chat or wait until idle; stop."""
         from akgentic.team.card_yaml import load_team_card
-        from akgentic.team.models import validate_metadata
 
-        with cli_errors():
+        with cli_errors(), ExitStack() as stack:
             import_roots(card, path)
             team_card = load_team_card(card)
-            given = pairs(metadata, "--metadata")
-            value = validate_metadata(team_card, given) if given else None
+            value = card_metadata(team_card, metadata)
+            stack.enter_context(scripted_models(team_card, scripted))
             check_models(team_card)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
@@ -253,7 +256,9 @@ def team_app() -> typer.Typer:
                 typer.echo(json.dumps(rows, indent=2))
                 return
             table = Table(title=f"teams ({len(rows)})")
-            for column in ("team id", "name", "status", "user", "updated", "metadata"):
+            # Ids are what the other commands take: never cut or wrap them.
+            table.add_column("team id", no_wrap=True, min_width=36)
+            for column in ("name", "status", "user", "updated", "metadata"):
                 table.add_column(column)
             for row in rows:
                 meta = ", ".join(e.replace("|", "=", 1) for e in row["metadata_indexes"])
@@ -265,7 +270,7 @@ def team_app() -> typer.Typer:
                     row["updated_at"][:19],
                     meta,
                 )
-            Console().print(table)
+            print_table(table)
 
     @app.command("inspect")
     def inspect(
@@ -304,6 +309,7 @@ def team_app() -> typer.Typer:
 
 
 def _print_inspect(process: Process, log: list[Any], events: bool, as_json: bool) -> None:
+    from akgentic.cli.event_summary import TABLE_WIDTH, event_kind, summarize
     from akgentic.team.restorer import live_starts
 
     messages = [stored.event for stored in log]
@@ -319,8 +325,9 @@ def _print_inspect(process: Process, log: list[Any], events: bool, as_json: bool
         {
             "sequence": stored.sequence,
             "type": type(stored.event).__name__,
+            "event": event_kind(stored.event),
             "sender": stored.event.sender.name if stored.event.sender is not None else None,
-            "summary": _describe(stored.event),
+            "summary": summarize(stored.event, None if as_json else TABLE_WIDTH),
         }
         for stored in log
     ]
@@ -342,19 +349,9 @@ def _print_inspect(process: Process, log: list[Any], events: bool, as_json: bool
         for column in ("seq", "type", "sender", "summary"):
             table.add_column(column)
         for row in rows:
-            table.add_row(str(row["sequence"]), row["type"], row["sender"] or "", row["summary"])
-        console.print(table)
-
-
-def _describe(message: Any) -> str:
-    from akgentic.core.messages.orchestrator import SentMessage
-
-    if isinstance(message, SentMessage):
-        inner = message.message
-        text = getattr(inner, "content", "")
-        return f"{type(inner).__name__} -> {message.recipient.name}: {str(text)[:60]}"
-    content = getattr(message, "content", None)
-    return str(content)[:80] if content is not None else ""
+            kind = f"{row['type']}: {row['event']}" if row["event"] else row["type"]
+            table.add_row(str(row["sequence"]), kind, row["sender"] or "", row["summary"])
+        print_table(table)
 
 
 def _main() -> None:  # pragma: no cover - exercised through subprocesses

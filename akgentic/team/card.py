@@ -30,8 +30,13 @@ from akgentic.core.utils.serializer import (
     class_path,
     deserialize_object,
 )
+from akgentic.team.card_tree import Location, TreeNode, tree_problems
 from akgentic.team.errors import TeamCardError
-from akgentic.team.resolve import resolve_agent_class, resolve_class, resolve_message_type
+from akgentic.team.resolve import (
+    resolve_agent_class,
+    resolve_message_type,
+    resolve_metadata_type,
+)
 
 __all__ = ["TeamCard", "TeamCardMember", "spawned_name"]
 
@@ -68,8 +73,10 @@ def _prepare_agent_card(value: Any) -> Any:
     """
     if isinstance(value, dict) and "agent_class" in value:
         return {**value, "agent_class": resolve_agent_class(value["agent_class"])}
-    if isinstance(value, AgentCard) and not isinstance(value.agent_class, type):
-        return value.model_copy(update={"agent_class": resolve_agent_class(value.agent_class)})
+    if isinstance(value, AgentCard):
+        resolved = resolve_agent_class(value.agent_class)
+        if resolved is not value.agent_class:
+            return value.model_copy(update={"agent_class": resolved})
     return value
 
 
@@ -155,9 +162,9 @@ class TeamCard(SerializableBaseModel):
     @field_validator("metadata_type", mode="before")
     @classmethod
     def _resolve_metadata_type(cls, value: Any) -> Any:
-        if value is None or isinstance(value, type):
+        if value is None:
             return value
-        return resolve_class(value, "metadata type")
+        return resolve_metadata_type(value)
 
     @field_validator("agent_profiles", mode="before")
     @classmethod
@@ -168,12 +175,9 @@ class TeamCard(SerializableBaseModel):
 
     @model_validator(mode="after")
     def _check_tree(self) -> TeamCard:
-        if self.entry_point.headcount != 1:
-            raise ValueError(
-                f"entry_point {self.entry_point.name!r} must have headcount 1, "
-                f"not {self.entry_point.headcount}: it is the single sender of the team"
-            )
-        self._check_names()
+        problems = tree_problems(self._tree_nodes())
+        if problems:
+            raise TeamCardError("; ".join(message for _location, message in problems))
         return self
 
     # -- derived views ----------------------------------------------------
@@ -222,22 +226,21 @@ class TeamCard(SerializableBaseModel):
         """The class a plain string sent to the team is wrapped in (``message_types[0]``)."""
         return self.message_types[0] if self.message_types else None
 
-    def _check_names(self) -> None:
-        cards = self.agent_cards  # raises on duplicate declared names
-        for name in cards:
-            if not name:
-                raise TeamCardError(
-                    "every member of a team card needs a non-empty config.name "
-                    "(it is how the team routes to it)"
-                )
-        seen: set[str] = set()
-        for name in self.spawned_names:
-            if name in seen:
-                raise TeamCardError(
-                    f"agent name {name!r} would be spawned twice: a member with headcount > 1 "
-                    "is renamed <name>_<i>, which collides with another member's name"
-                )
-            seen.add(name)
+    def _tree_nodes(self) -> list[TreeNode]:
+        nodes: list[TreeNode] = []
+        stack: list[tuple[TeamCardMember, Location]] = [
+            (member, ("members", index))
+            for index, member in reversed(list(enumerate(self.members)))
+        ]
+        stack.append((self.entry_point, ("entry_point",)))
+        while stack:
+            node, location = stack.pop()
+            nodes.append(TreeNode(location, node.name, node.headcount))
+            stack.extend(
+                (child, (*location, "members", index))
+                for index, child in reversed(list(enumerate(node.members)))
+            )
+        return nodes
 
     # -- YAML -------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
@@ -266,5 +269,6 @@ class TeamCard(SerializableBaseModel):
     @classmethod
     def from_file(cls, path: str | Path) -> TeamCard:
         """Read and validate a YAML card file (see :meth:`from_yaml`)."""
-        file = Path(path)
-        return cls.from_yaml(file.read_text(encoding="utf-8"), str(file))
+        from akgentic.team.card_yaml import load_team_card
+
+        return load_team_card(path)

@@ -17,7 +17,9 @@ from pydantic import ValidationError
 
 from akgentic.core.agent_card import config_type_of
 from akgentic.core.utils.serializer import MODEL_KEY, TYPE_KEY, class_path
+from akgentic.team.card_tree import raw_tree_nodes, tree_problems
 from akgentic.team.errors import TeamCardError
+from akgentic.team.yaml_aliases import alias_overrun
 
 if TYPE_CHECKING:
     from akgentic.core.agent_card import AgentCard
@@ -162,23 +164,66 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def _problems(error: ValidationError, root: yaml.Node | None) -> list[CardProblem]:
+def _problem(loc: tuple[int | str, ...], message: str, root: yaml.Node | None) -> CardProblem:
+    node = _node_for(root, loc)
+    line = node.start_mark.line + 1 if node is not None else None
+    return CardProblem(_location(loc), message, line)
+
+
+def _with_config(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """Put back the ``config`` step of errors raised while an agent card builds its config.
+
+    ``AgentCard`` validates ``config`` as the type its agent class declares before its
+    own fields, so those errors come located on the card (``card.colour``).
+    """
+    from akgentic.core.agent_card import AgentCard
+
+    fixed: list[int | str] = []
+    for index, part in enumerate(loc):
+        fixed.append(part)
+        opens_card = part == "card" or (
+            isinstance(part, int) and index > 0 and loc[index - 1] == "agent_profiles"
+        )
+        following = loc[index + 1] if index + 1 < len(loc) else None
+        if opens_card and isinstance(following, str) and following not in AgentCard.model_fields:
+            fixed.append("config")
+    return tuple(fixed)
+
+
+def _problems(
+    error: ValidationError, root: yaml.Node | None, data: dict[str, Any]
+) -> list[CardProblem]:
     problems: list[CardProblem] = []
+    whole_card: list[CardProblem] = []
     for item in error.errors(include_url=False):
         # Pydantic inserts the class name of a union/tagged branch into loc; drop non-keys.
         loc = tuple(p for p in item["loc"] if isinstance(p, int) or not p[:1].isupper())
-        node = _node_for(root, loc)
-        line = node.start_mark.line + 1 if node is not None else None
+        loc = _with_config(loc)
         message = str(item["msg"]).removeprefix("Value error, ")
-        problems.append(CardProblem(_location(loc), message, line))
-    return problems
+        (problems if loc else whole_card).append(_problem(loc, message, root))
+    # The member-tree rules only run once every field is valid; check them on the raw
+    # mapping too, so one run reports them with the rest (and with their own lines).
+    tree = [_problem(loc, message, root) for loc, message in tree_problems(raw_tree_nodes(data))]
+    said = [problem.message for problem in tree]
+    others = [p for p in whole_card if not any(message in p.message for message in said)]
+    # In file order; problems without a line (whole-card ones) first.
+    return sorted(problems + tree + others, key=lambda p: p.line or 0)
 
 
 def parse_team_card(text: str, source: str = "<string>") -> TeamCard:
-    """Validate YAML text as a :class:`TeamCard`, raising :class:`TeamCardValidationError`."""
+    """Validate YAML text as a :class:`TeamCard`, raising :class:`TeamCardValidationError`.
+
+    Aliases are bounded before anything is built (see :mod:`akgentic.team.yaml_aliases`):
+    a card that would repeat too many nodes through them is refused with the line of
+    the alias that went over.
+    """
     from akgentic.team.card import TeamCard
 
     try:
+        overrun = alias_overrun(text, _Loader)
+        if overrun is not None:
+            problem = CardProblem(f"column {overrun.column}", overrun.message, overrun.line)
+            raise TeamCardValidationError(source, [problem])
         root = yaml.compose(text, Loader=_Loader)
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
@@ -193,14 +238,28 @@ def parse_team_card(text: str, source: str = "<string>") -> TeamCard:
     try:
         return TeamCard.model_validate(data)
     except ValidationError as exc:
-        raise TeamCardValidationError(source, _problems(exc, root)) from None
+        raise TeamCardValidationError(source, _problems(exc, root, data)) from None
+
+
+def _undecodable(file: Path, exc: UnicodeDecodeError) -> TeamCardValidationError:
+    line = exc.object[: exc.start].count(b"\n") + 1
+    byte = exc.object[exc.start : exc.start + 1].hex()
+    problem = CardProblem(
+        "",
+        f"not UTF-8 text: byte 0x{byte} at offset {exc.start} cannot be decoded "
+        "(save the card as UTF-8)",
+        line,
+    )
+    return TeamCardValidationError(str(file), [problem])
 
 
 def load_team_card(path: str | Path) -> TeamCard:
-    """Read a YAML team card file (see :func:`parse_team_card`)."""
+    """Read a YAML team card file (see :func:`parse_team_card`); it must be UTF-8."""
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise _undecodable(file, exc) from None
     except OSError as exc:
         raise TeamCardValidationError(str(file), [CardProblem("", f"cannot read: {exc}")]) from exc
     return parse_team_card(text, str(file))

@@ -33,6 +33,7 @@ __all__ = [
     "resolve_agent_class",
     "resolve_class",
     "resolve_message_type",
+    "resolve_metadata_type",
 ]
 
 logger = logging.getLogger(__name__)
@@ -140,13 +141,41 @@ def resolve_class(
     )
 
 
+def _dotted(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def resolve_agent_class(value: object, registry: PluginRegistry | None = None) -> type:
-    """Resolve an agent class reference of a card (see :func:`resolve_class`)."""
+    """Resolve an agent class reference of a card (see :func:`resolve_class`).
+
+    The class must be an actor class (an ``Akgent`` subclass): anything else, a
+    message class for instance, would only fail when the team starts.
+    """
+    from akgentic.core.agent import Akgent
 
     def lookup(name: str) -> type | None:
         return _registered_agent_class(name, registry)
 
-    return resolve_class(value, "agent class", lookup, registry)
+    cls = resolve_class(value, "agent class", lookup, registry)
+    if not issubclass(cls, Akgent):
+        raise ValueError(
+            f"agent class {_dotted(cls)} is not an actor class "
+            "(an akgentic.core.Akgent subclass such as akgentic.agent.BaseAgent)"
+        )
+    return cls
+
+
+def resolve_metadata_type(value: object) -> type:
+    """Resolve the ``metadata_type`` of a card: it must be a ``TeamMetadata`` subclass."""
+    from akgentic.team.metadata import TeamMetadata
+
+    cls = resolve_class(value, "metadata type")
+    if not issubclass(cls, TeamMetadata):
+        raise ValueError(
+            f"metadata type {_dotted(cls)} is not a TeamMetadata subclass "
+            "(subclass akgentic.team.TeamMetadata to declare a team's metadata)"
+        )
+    return cls
 
 
 def resolve_message_type(value: object, registry: PluginRegistry | None = None) -> type:

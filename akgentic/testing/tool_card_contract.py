@@ -73,6 +73,7 @@ from akgentic.llm.output_spec import FINAL_RESULT_TOOL
 from akgentic.plugins import PluginInfo, ToolCardSpec, get_registry
 from akgentic.testing.contract_plugin import register_contract_plugin
 from akgentic.tool.commands.registry import CommandRegistry
+from akgentic.tool.commands.signature import parse_docstring
 from akgentic.tool.core.card import CARD_KEY, ToolCard
 from akgentic.tool.core.catalog import (
     card_capabilities,
@@ -666,21 +667,55 @@ class ToolCardContract:
         for name, param in _capabilities(card):
             if TOOL_CALL not in param.expose:
                 continue
-            marked = param.model_copy(update={"instructions": f"Contract note for {name}."})
-            suffix = marked.format_docstring("").strip()
+            note = f"Contract note for {name}."
+            marked = param.model_copy(update={"instructions": note})
             expected = _removed(
                 on, self.served(_variant(card, {name: False}), companions)[TOOL_CALL]
             )
             variant = _variant(card, {name: marked})
             observer = self.make_observer()
             ToolFactory([*companions, variant], observer=observer)
+            # What the model reads: the description pydantic-ai builds from the docstring.
             carrying = sorted(
-                _name(tool) for tool in variant.get_tools() if (tool.__doc__ or "").endswith(suffix)
+                _name(tool)
+                for tool in variant.get_tools()
+                if note in (Tool(wrap_retriable(tool, ModelRetry)).description or "")
             )
             assert carrying == expected, (
-                f"instructions set on {name!r} must end the docstring of the tools it serves "
-                f"({expected}); they end {carrying} (use param.apply_instructions(func))"
+                f"instructions set on {name!r} must reach the description of the tools it "
+                f"serves ({expected}); they reach {carrying} (use param.apply_instructions(func))"
             )
+
+    def test_tool_schemas_keep_every_documented_argument_description(
+        self, card: ToolCard, companions: list[ToolCard]
+    ) -> None:
+        variants = [("as configured", card)]
+        for name, param in _capabilities(card):
+            if TOOL_CALL in param.expose:
+                marked = param.model_copy(update={"instructions": f"Contract note for {name}."})
+                variants.append((f"with instructions on {name!r}", _variant(card, {name: marked})))
+        for label, variant in variants:
+            observer = self.make_observer()
+            ToolFactory([*companions, variant], observer=observer)
+            for func in variant.get_tools():
+                tool = Tool(wrap_retriable(func, ModelRetry))
+                _summary, documented = parse_docstring(func.__doc__)
+                properties = tool.function_schema.json_schema.get("properties", {})
+                lost = sorted(
+                    arg
+                    for arg in documented
+                    if arg in properties and not properties[arg].get("description")
+                )
+                assert not lost, (
+                    f"{tool.name} ({label}): the schema the model sees lost the description of "
+                    f"{lost}, documented in the docstring's Args section"
+                )
+                description = tool.description or ""
+                leaked = [arg for arg in documented if f"{arg}: {documented[arg]}" in description]
+                assert not leaked, (
+                    f"{tool.name} ({label}): the Args block leaks into the tool description "
+                    f"{description!r}; keep docstrings parseable (param.apply_instructions)"
+                )
 
     # -- commands, prompts, context ---------------------------------------
     def test_commands_register_in_a_command_registry(

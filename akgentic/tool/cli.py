@@ -39,7 +39,7 @@ def cards_app() -> typer.Typer:
         context: typer.Context,
         as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
     ) -> None:
-        """List every installed card with its plugin, capabilities and channels."""
+        """List every installed card with its description, plugin, capabilities and channels."""
         if context.invoked_subcommand is not None:
             return
         try:
@@ -50,7 +50,7 @@ def cards_app() -> typer.Typer:
             sys.stdout.write(json.dumps([info.as_dict() for info in infos], indent=2) + "\n")
             return
         table = Table(title="akgentic tool cards")
-        for column in ("name", "class", "plugin", "capabilities", "channels"):
+        for column in ("name", "description", "class", "plugin", "capabilities", "channels"):
             table.add_column(column)
         for info in infos:
             capabilities = ", ".join(
@@ -61,6 +61,7 @@ def cards_app() -> typer.Typer:
                 plugin += f" ({info.distribution})"
             table.add_row(
                 info.name,
+                info.description,
                 info.card_class,
                 plugin,
                 capabilities,

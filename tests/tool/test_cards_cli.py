@@ -39,7 +39,7 @@ class TallyTool(ToolCard):
 @pytest.fixture
 def tally_plugin(register_plugin: Callable[..., PluginInfo]) -> PluginInfo:
     module = ModuleType("tally_plugin")
-    specs = [ToolCardSpec(name="tally", card=TallyTool)]
+    specs = [ToolCardSpec(name="tally", card=TallyTool, description="Count things, one by one.")]
     setattr(module, "akgentic_tool_cards", hookimpl(lambda: specs))  # noqa: B010
     return register_plugin(module, "tally")
 
@@ -49,6 +49,7 @@ def test_cards_lists_installed_cards_as_json(tally_plugin: PluginInfo) -> None:
     assert result.exit_code == 0, result.output
     (card,) = json.loads(result.output)
     assert card["name"] == "tally" and card["plugin"] == "tally"
+    assert card["description"] == "Count things, one by one."
     assert card["channels"] == ["tool_call"]
     assert [(c["name"], c["default_on"]) for c in card["capabilities"]] == [
         ("tally", True),
@@ -57,9 +58,10 @@ def test_cards_lists_installed_cards_as_json(tally_plugin: PluginInfo) -> None:
 
 
 def test_cards_prints_a_table_by_default(tally_plugin: PluginInfo) -> None:
-    result = CliRunner().invoke(cards_app(), [])
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(cards_app(), [])
     assert result.exit_code == 0, result.output
     assert "tally" in result.output and "board (off)" in result.output
+    assert "Count things, one by one." in result.output
 
 
 def test_cards_schema_prints_the_card_mapping_schema(tally_plugin: PluginInfo) -> None:

@@ -88,6 +88,52 @@ def test_no_instructions_leave_the_docstring_unchanged() -> None:
     assert Lookup().format_docstring(None) == ""
 
 
+def test_instructions_go_before_the_sections_of_a_dedented_docstring() -> None:
+    def lookup(term: str, limit: int = 3) -> str:
+        """Look a term up.
+
+        Args:
+            term: What to look up.
+            limit: How many results at most.
+
+        Returns:
+            The findings.
+        """
+        return term
+
+    doc = Lookup(instructions="Be brief.").format_docstring(lookup.__doc__)
+    assert doc == (
+        "Look a term up.\n\nAdditional Instructions:\nBe brief.\n\n"
+        "Args:\n    term: What to look up.\n    limit: How many results at most.\n\n"
+        "Returns:\n    The findings."
+    )
+
+
+@pytest.mark.parametrize(
+    "sections",
+    [
+        "Args:\n    term: What to look up.",
+        "Parameters\n----------\nterm : str\n    What to look up.",
+    ],
+    ids=["google", "numpy"],
+)
+def test_the_schema_keeps_argument_descriptions_when_instructions_are_applied(
+    sections: str,
+) -> None:
+    from pydantic_ai import Tool
+
+    def lookup(term: str) -> str:
+        return term
+
+    lookup.__doc__ = "Look a term up.\n\n" + sections
+    tool = Tool(Lookup(instructions="Be brief.").apply_instructions(lookup))
+    assert tool.function_schema.json_schema["properties"]["term"]["description"] == (
+        "What to look up."
+    )
+    assert "Be brief." in (tool.description or "")
+    assert "What to look up." not in (tool.description or "")
+
+
 def test_apply_instructions_rewrites_the_function_docstring() -> None:
     def lookup(term: str) -> str:
         """Look a term up."""

@@ -130,6 +130,7 @@ class CardInfo:
     plugin: str | None
     distribution: str | None
     capabilities: tuple[CapabilityInfo, ...]
+    description: str = ""
 
     @property
     def channels(self) -> tuple[Channels, ...]:
@@ -144,6 +145,7 @@ class CardInfo:
             "class": self.card_class,
             "plugin": self.plugin,
             "distribution": self.distribution,
+            "description": self.description,
             "channels": [channel.value for channel in self.channels],
             "capabilities": [
                 {
@@ -198,9 +200,11 @@ def describe_cards(registry: PluginRegistry | None = None) -> list[CardInfo]:
     from akgentic.core.utils.serializer import class_path
 
     registry = _registry(registry)
+    specs = registry.tool_cards()
     infos: list[CardInfo] = []
     for name, card in sorted(installed_cards(registry).items()):
         owner = registry.owner("tool_cards", name)
+        spec = specs.get(name)
         infos.append(
             CardInfo(
                 name=name,
@@ -208,6 +212,7 @@ def describe_cards(registry: PluginRegistry | None = None) -> list[CardInfo]:
                 plugin=owner.name if owner is not None else None,
                 distribution=(owner.distribution or None) if owner is not None else None,
                 capabilities=tuple(card_capabilities(card)),
+                description=spec.description if spec is not None else "",
             )
         )
     return infos

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -16,6 +18,27 @@ P = TypeVar("P", bound="BaseToolParam")
 F = TypeVar("F", bound=Callable[..., Any])
 
 _INSTRUCTIONS_HEADER = "Additional Instructions:"
+# Section starts of Google (``Args:``), Sphinx (``:param x:``) and NumPy docstrings.
+_SECTION = re.compile(
+    r"^(?:(?:args|arguments|parameters|params|keyword args|keyword arguments|other parameters"
+    r"|returns?|yields?|receives?|raises|warns|warnings?|examples?|notes?|references|attributes"
+    r"|methods|todo|see also)\s*:\s*$|:(?:param|parameter|arg|argument|key|keyword|type|raises?"
+    r"|returns?|rtype|yields?)\b)",
+    re.IGNORECASE,
+)
+_UNDERLINE = re.compile(r"^-{3,}\s*$")
+
+
+def _first_section(lines: list[str]) -> int:
+    """Index of the line starting the first docstring section (``len(lines)`` if none)."""
+    for index, line in enumerate(lines):
+        if index == 0:
+            continue  # the summary line is never a section
+        if _SECTION.match(line) or (
+            index + 1 < len(lines) and line.strip() and _UNDERLINE.match(lines[index + 1])
+        ):
+            return index
+    return len(lines)
 
 
 class BaseToolParam(SerializableBaseModel):
@@ -44,11 +67,22 @@ class BaseToolParam(SerializableBaseModel):
         return sorted(channel.value for channel in expose)
 
     def format_docstring(self, original: str | None) -> str:
-        """Return ``original`` with :attr:`instructions` appended, when there are any."""
-        text = original or ""
+        """Return ``original`` with :attr:`instructions` added, when there are any.
+
+        The block goes at the end of the description, before the first section
+        (``Args:``, ``Returns:``...; NumPy and Sphinx fields too), and the docstring
+        is dedented: the parser that builds the tool schema then still finds every
+        argument's description, and the model reads the instructions in the tool's
+        description rather than losing them after the sections.
+        """
         if not self.instructions:
-            return text
-        return f"{text}\n\n{_INSTRUCTIONS_HEADER}\n{self.instructions}"
+            return original or ""
+        block = f"{_INSTRUCTIONS_HEADER}\n{self.instructions.strip()}"
+        lines = inspect.cleandoc(original or "").splitlines()
+        at = _first_section(lines)
+        head = "\n".join(lines[:at]).rstrip()
+        tail = "\n".join(lines[at:]).strip()
+        return "\n\n".join(part for part in (head, block, tail) if part)
 
     def apply_instructions(self, func: F) -> F:
         """Set ``func.__doc__`` through :meth:`format_docstring` and return ``func``.

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 import typer
 
 from akgentic.plugins import ToolCardSpec, hookimpl
-from akgentic_hello.shout import ShoutTool
 
 
 @hookimpl
@@ -22,5 +21,7 @@ def akgentic_cli(app: typer.Typer) -> None:
 
 @hookimpl
 def akgentic_tool_cards() -> Iterable[ToolCardSpec]:
-    """Register :class:`ShoutTool` as the ``shout`` card."""
+    """Register :class:`~akgentic_hello.shout.ShoutTool` as the ``shout`` card."""
+    from akgentic_hello.shout import ShoutTool  # when the hook runs, not at discovery
+
     return [ToolCardSpec(name="shout", card=ShoutTool, description="Shout a text, loudly.")]

@@ -90,10 +90,17 @@ def test_the_tool_shouts_and_publishes_an_event(observer: RecordingObserver) -> 
     assert observer.events == [Shouted(text="FIRE IN THE HOLD!")]
 
 
-def test_instructions_reach_the_tool_docstring() -> None:
+def test_instructions_reach_the_tool_description_and_keep_the_argument_described() -> None:
+    from pydantic_ai import Tool
+
     (shout,) = ShoutTool(shout=Shout(instructions="Only in English.")).get_tools()
-    assert shout.__doc__ is not None
-    assert shout.__doc__.endswith("Additional Instructions:\nOnly in English.")
+    tool = Tool(shout)
+    assert tool.description == (
+        "Repeat a text in capitals, loudly.\n\nAdditional Instructions:\nOnly in English."
+    )
+    assert tool.function_schema.json_schema["properties"]["text"]["description"] == (
+        "What to shout."
+    )
 
 
 def test_an_empty_shout_asks_the_model_to_retry(observer: RecordingObserver) -> None:
@@ -182,7 +189,9 @@ def _user_text(text: str) -> ModelRequest:
 )
 def test_the_documented_team_file_snippets_are_valid(hello: PluginInfo, document: Path) -> None:
     snippets = re.findall(r"```yaml\n(.*?)```", document.read_text(encoding="utf-8"), re.S)
-    assert snippets
-    for snippet in snippets:
-        cards = [ToolCard.model_validate(item) for item in yaml.safe_load(snippet)["tools"]]
+    # Team cards and scripts are run by test_tutorial.py; here, the tools: snippets.
+    tools = [data["tools"] for data in map(yaml.safe_load, snippets) if "tools" in data]
+    assert tools
+    for items in tools:
+        cards = [ToolCard.model_validate(item) for item in items]
         assert all(isinstance(card, ShoutTool) for card in cards)

@@ -1,0 +1,47 @@
+"""What the commands that create a team (``team create``, ``run``) do with their input.
+
+A card is loaded and validated, and the ``--metadata KEY=VALUE`` pairs are checked
+against its ``metadata_type``, before anything is started or written; every failure
+is one error naming where it is (the card line, or the ``--metadata`` key), exit 2.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from akgentic.cli.session import fail, pairs
+
+if TYPE_CHECKING:
+    from akgentic.core.utils.serializer import SerializableBaseModel
+    from akgentic.team.card import TeamCard
+
+__all__ = ["card_metadata"]
+
+
+def card_metadata(team_card: TeamCard, items: list[str] | None) -> SerializableBaseModel | None:
+    """The team metadata ``--metadata`` gives (None without any), validated against the card."""
+    from pydantic import ValidationError
+
+    from akgentic.team.models import validate_metadata
+
+    given = pairs(items, "--metadata")
+    if not given:
+        return None
+    if team_card.metadata_type is None:
+        fail(
+            f"--metadata {', '.join(sorted(given))}: the team card "
+            f"{team_card.name or '(unnamed)'} declares no metadata_type, so it takes no "
+            "metadata; declare one on the card or leave --metadata out",
+            2,
+        )
+    try:
+        return validate_metadata(team_card, given)
+    except ValidationError as exc:
+        problems = [
+            f"--metadata {'.'.join(str(p) for p in item['loc']) or '(value)'}: {item['msg']}"
+            for item in exc.errors(include_url=False)
+        ]
+        fail(
+            f"invalid metadata for {team_card.metadata_type.__name__}:\n  " + "\n  ".join(problems),
+            2,
+        )
