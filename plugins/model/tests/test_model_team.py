@@ -97,11 +97,6 @@ def test_a_stored_model_no_longer_in_the_roster_falls_back_once_with_a_warning(
     assert len(warnings) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="slash commands are still dispatched from any sender on this branch; the "
-    "hardening work (commands from humans only) makes this pass",
-)
 def test_an_agent_sending_switch_model_to_another_agent_does_not_switch_it(
     llm_server: ScriptedLLMServer,
 ) -> None:
