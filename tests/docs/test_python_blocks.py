@@ -11,12 +11,12 @@ How a block runs:
 
 Every block runs in a fresh temporary working directory, with ``tests/docs/support``
 on the path: that is where the imaginary packages the pages write about (the
-``mystore`` plugin of docs/event-stores.md) are made real.
+``mystore`` plugin of docs/event-stores.md, the ``akgentic_review`` plugin of
+docs/writing-plugins.md) are made real.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import re
@@ -26,11 +26,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from _pytest.mark import ParameterSet
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parent / "support"
 PAGES = ("event-stores.md", "writing-plugins.md")
+#: The packages under ``support``, forgotten around each block so every block imports afresh.
+SUPPORT_PACKAGES = {p.name for p in SUPPORT.iterdir() if p.is_dir() and p.name.isidentifier()}
 _FILE_HEADER = re.compile(r"#\s*([\w/]+)\.py\b")
 
 
@@ -49,29 +50,10 @@ def defines_tests(block: str) -> bool:
     return re.search(r"^(def test_|class Test)", block, re.M) is not None
 
 
-# Blocks of docs/writing-plugins.md that do not run yet, by the digest of their text
-# (that page is being rewritten): a changed block is no longer on this list and must run.
-KNOWN_FAILING = {
-    "d060451ac89f": "uses Iterable without importing it",
-    "8b219160a1bc": "uses ShoutTool without importing it",
-    "8c823ac8f64f": "imports akgentic_review, which no block or package provides",
-    "f5ab024d9a20": "uses hookimpl, Iterable, MessageTypeSpec, ReviewRequest unimported",
-    "9a9b36cb77a4": "imports akgentic_review, which no block or package provides",
-}
-
-
-def digest(block: str) -> str:
-    return hashlib.sha256(block.encode("utf-8")).hexdigest()[:12]
-
-
-def _case(page: str, index: int, block: str) -> ParameterSet:
-    reason = KNOWN_FAILING.get(digest(block)) if page == "writing-plugins.md" else None
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(page, index, id=f"{page}:{index + 1}", marks=marks)
-
-
 CASES = [
-    _case(page, index, block) for page in PAGES for index, block in enumerate(python_blocks(page))
+    pytest.param(page, index, id=f"{page}:{index + 1}")
+    for page in PAGES
+    for index in range(len(python_blocks(page)))
 ]
 
 
@@ -101,7 +83,7 @@ def test_the_python_block_of_the_page_runs(
     block = blocks[index]
     src, work = tmp_path / "src", tmp_path / "work"
     work.mkdir()
-    packages = _write_modules(blocks, src) | {"akgentic_mystore"}
+    packages = _write_modules(blocks, src) | SUPPORT_PACKAGES
     monkeypatch.syspath_prepend(str(SUPPORT))
     monkeypatch.syspath_prepend(str(src))
     monkeypatch.chdir(work)
