@@ -124,7 +124,14 @@ def test_the_agent_config_takes_its_llm_fields_from_the_one_llm_settings_definit
     }
     assert issubclass(AgentConfig, LlmSettings) and issubclass(ReactAgentConfig, LlmSettings)
     assert set(ReactAgentConfig.model_fields) - shared == {"max_messages"}
-    assert set(AgentConfig.model_fields) - shared == {"name", "role", "squad_id", "prompt", "tools"}
+    assert set(AgentConfig.model_fields) - shared == {
+        "name",
+        "role",
+        "squad_id",
+        "prompt",
+        "tools",
+        "command_senders",
+    }
     config = AgentConfig(name="@A", run_usage_limits=RunUsageLimits(run_request_limit=3))
     assert config.react_agent_config().run_usage_limits.run_request_limit == 3
 

@@ -27,9 +27,9 @@ def _import_seconds() -> float:
 
 
 def test_importing_akgentic_core_takes_under_300_ms() -> None:
-    # Best of five: the limit is about our import cost, not a busy machine.
+    # Best of ten: the limit is about our import cost, not a busy machine.
     best = float("inf")
-    for _ in range(5):
+    for _ in range(10):
         best = min(best, _import_seconds())
         if best < 0.3:
             break
