@@ -49,9 +49,7 @@ human_addr = orchestrator_proxy.createActor(
 human_proxy = actor_system.proxy_tell(human_addr, HumanProxy)
 
 # Start the manager from its blueprint.
-manager_addr = orchestrator_proxy.createActor(
-    BaseAgent, config=manager_card.get_config_copy()
-)
+manager_addr = orchestrator_proxy.createActor(BaseAgent, config=manager_card.get_config_copy())
 
 time.sleep(0.3)
 

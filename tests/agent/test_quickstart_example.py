@@ -64,9 +64,7 @@ def test_the_quickstart_manager_hires_the_scripted_role_and_the_delegation_reach
         lambda: any(m.recipient.name == "@Human" for m in sent_messages(quickstart)), timeout=30
     )
     sent = sent_messages(quickstart)
-    delegation = next(
-        m for m in sent if m.sender is not None and m.sender.name == "@Manager"
-    )
+    delegation = next(m for m in sent if m.sender is not None and m.sender.name == "@Manager")
     assert isinstance(delegation.message, AgentMessage)
     assert delegation.message.content == "Draft the backlog for the API work."
     hire = delegation.recipient

@@ -118,17 +118,13 @@ def test_compact_with_nothing_to_fold_says_so(make_agent: Any) -> None:
     assert agent.compact() == "Nothing to compact."
 
 
-def test_summarize_compaction_asks_the_model_for_a_summary(
-    make_agent: Any, recorder: Any
-) -> None:
+def test_summarize_compaction_asks_the_model_for_a_summary(make_agent: Any, recorder: Any) -> None:
     def summarize(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         transcript = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
         assert "USER: q0" in transcript and "TOOL CALL t" in transcript
         return ModelResponse(parts=[TextPart("they asked twice")])
 
-    agent, _ = make_agent(
-        [*_tool_replies(2), summarize, "after"], _config(keep_recent_messages=0)
-    )
+    agent, _ = make_agent([*_tool_replies(2), summarize, "after"], _config(keep_recent_messages=0))
     _add_tool(agent)
     agent.run_sync("q0")
     agent.run_sync("q1")

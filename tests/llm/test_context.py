@@ -231,8 +231,6 @@ def test_compaction_fold_drops_returns_orphaned_by_the_fold() -> None:
         ModelRequest(parts=[ToolReturnPart("t", "r", tool_call_id="c1")]),
         ModelResponse(parts=[TextPart("done")]),
     ]
-    folded = ContextManager.fold_compaction(
-        history, LlmContextCompactedEvent("", "custom", "s", 2)
-    )
+    folded = ContextManager.fold_compaction(history, LlmContextCompactedEvent("", "custom", "s", 2))
     assert all(p.part_kind != "tool-return" for m in folded for p in m.parts)
     assert isinstance(folded[-1], ModelResponse)

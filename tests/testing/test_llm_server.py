@@ -35,9 +35,7 @@ def test_text_steps_are_played_in_order_and_requests_recorded(
     llm_server.add(text("first"), "second")
     client = _client(llm_server)
     replies = [
-        client.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": f"q{i}"}]
-        )
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"q{i}"}])
         for i in range(2)
     ]
     assert [r.choices[0].message.content for r in replies] == ["first", "second"]

@@ -94,9 +94,7 @@ def delivered(history: list[ModelMessage], block: str | None) -> list[ModelMessa
     return history
 
 
-def updater_for(
-    observer: RecordingObserver, *sources: tuple[str, Source]
-) -> ContextUpdater:
+def updater_for(observer: RecordingObserver, *sources: tuple[str, Source]) -> ContextUpdater:
     return ContextUpdater(observer, [source.provider(name) for name, source in sources])
 
 
@@ -145,9 +143,7 @@ def test_numbers_keep_increasing_over_turns(observer: RecordingObserver) -> None
         counter.state = Counter(value=value)
         history = delivered(history, updater.compose_update(history))
     last = history[-1].parts[0]
-    assert isinstance(last, UserPromptPart) and str(last.content).startswith(
-        "**Context update 3**"
-    )
+    assert isinstance(last, UserPromptPart) and str(last.content).startswith("**Context update 3**")
 
 
 def test_a_state_seen_for_the_first_time_later_is_rendered_in_full(
