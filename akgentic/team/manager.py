@@ -423,6 +423,7 @@ class TeamManager:
                 )
             if process.status == TeamStatus.DELETED:
                 raise TeamStateError(uid, process.status, f"team {uid} is deleted")
+            self._resumable_log(uid)  # refused before the claim, so nothing is written
             claimed = self.event_store.claim_team(uid, self.owner)
             try:
                 runtime = self._restore(claimed)
@@ -432,14 +433,20 @@ class TeamManager:
             self.service_registry.register_team(self.instance_id, uid)
             return runtime
 
-    def _restore(self, claimed: Process) -> TeamRuntime:
-        uid = claimed.team_id
-        max_sequence = self.event_store.get_max_sequence(uid)
+    def _resumable_log(self, team_id: UUID) -> int:
+        """The log's highest sequence; an empty log has nothing to resume from."""
+        max_sequence = self.event_store.get_max_sequence(team_id)
         if max_sequence == 0:
             raise EventLogUnreadableError(
-                f"team {uid} has an empty event log, so there is nothing to resume it from; "
-                f"delete it (`akgentic team delete {uid}` once stopped) and create it again"
+                f"team {team_id} has an empty event log, so there is nothing to resume it "
+                f"from; delete it (`akgentic team delete {team_id}` once stopped) and create "
+                "it again"
             )
+        return max_sequence
+
+    def _restore(self, claimed: Process) -> TeamRuntime:
+        uid = claimed.team_id
+        max_sequence = self._resumable_log(uid)
         if claimed.status == TeamStatus.RUNNING:
             logger.warning("team %s was recorded as running by an owner that is gone", uid)
         persistence, idle, subscribers = self._team_subscribers(uid, max_sequence, claimed.epoch)
