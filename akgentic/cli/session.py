@@ -15,7 +15,6 @@ building the command-line application stays cheap.
 
 from __future__ import annotations
 
-import _thread
 import os
 import signal
 import sys
@@ -395,8 +394,12 @@ def managed_teams(
 
 
 def _interrupt_on_claim_lost(team_id: UUID, error: Exception) -> None:
-    """Another process took the team over: end the command's session (its main thread)."""
-    _thread.interrupt_main()
+    """Another process took the team over: end the command's session (its main thread).
+
+    A real SIGINT aimed at the main thread also breaks a blocking read of stdin,
+    which ``_thread.interrupt_main`` alone would not.
+    """
+    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
 
 
 @contextmanager

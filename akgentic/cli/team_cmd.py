@@ -125,7 +125,14 @@ def _session(
         if manager.claim_lost(runtime.id) is None:
             err_console.print("interrupted: stopping the team")
     finally:
-        manager.stop_team(runtime.id)
+        try:
+            manager.stop_team(runtime.id)
+        except KeyboardInterrupt:
+            # The interrupt that says "the claim was lost" may land while stopping.
+            lost = manager.claim_lost(runtime.id)
+            if lost is None:
+                raise
+            raise lost from None
 
 
 def _manager(store: EventStore, interactive: bool) -> AbstractContextManager[TeamManager]:

@@ -524,6 +524,8 @@ class TeamManager:
         for team_id in team_ids:
             try:
                 self.stop_team(team_id)
+            except TeamClaimLostError as exc:
+                logger.warning("%s", exc)
             except Exception:
                 logger.exception("stopping team %s failed", team_id)
 

@@ -134,6 +134,8 @@ class PersistenceSubscriber:
                 self._submit_state(snapshot)
             return
         with self._cond:
+            if isinstance(self._failure, TeamClaimLostError):
+                return  # another owner has the team: drop quietly while this copy stops
             self._raise_if_stopped()
             sequence = self._sequence + 1
             event = PersistedEvent(
@@ -163,7 +165,11 @@ class PersistenceSubscriber:
     def on_stop(self, team_id: UUID) -> None:
         """The team is stopping: write everything still queued and end the writer thread."""
         self._check_team(team_id)
-        self.close()
+        try:
+            self.close()
+        except PersistenceStoppedError:
+            if not isinstance(self._failure, TeamClaimLostError):
+                raise  # a lost claim is reported by the owner; anything else is news here
 
     # -- batching ---------------------------------------------------------
     def flush(self, timeout: float | None = None) -> None:
@@ -232,12 +238,13 @@ class PersistenceSubscriber:
             try:
                 self._write(batch)
             except BaseException as exc:
-                logger.error(
-                    "persistence of team %s stopped: writing %d record(s) failed: %s",
-                    self.team_id,
-                    len(batch),
-                    exc,
-                )
+                if not isinstance(exc, TeamClaimLostError):  # that one the owner reports
+                    logger.error(
+                        "persistence of team %s stopped: writing %d record(s) failed: %s",
+                        self.team_id,
+                        len(batch),
+                        exc,
+                    )
                 with self._cond:
                     self._failure = exc
                     self._pending = []
@@ -281,6 +288,8 @@ class PersistenceSubscriber:
 
     def _submit_state(self, snapshot: AgentStateSnapshot) -> None:
         with self._cond:
+            if isinstance(self._failure, TeamClaimLostError):
+                return
             self._raise_if_stopped()
             if self.batching:
                 self._enqueue(snapshot)
