@@ -113,6 +113,7 @@ def _session(
             while True:
                 line = sys.stdin.readline()
                 if not line:
+                    runtime.wait_idle(timeout)  # let what was typed last reach its members
                     break
                 text = line.rstrip("\n")
                 if text.strip():

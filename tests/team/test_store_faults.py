@@ -7,17 +7,19 @@ misplaced store, and compares the bytes on disk before and after.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 
 from akgentic.team import SqliteEventStore, TeamStatus, YamlEventStore
+from akgentic.testing.event_store_contract import contract_event
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -214,3 +216,47 @@ def test_a_sqlite_store_in_a_read_only_directory_is_one_line_even_for_list(
     with SqliteEventStore(path) as store:
         process = store.load_team(UUID(team_id))
         assert process is not None and process.status == TeamStatus.STOPPED
+
+
+def test_store_check_finds_an_orphan_and_store_repair_removes_only_it(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "data.db"
+    url = f"sqlite:///{path}"
+    team_id = stopped_sqlite_team(path, run_cli, card_file)
+    orphan = uuid4()
+    with SqliteEventStore(path) as handle:  # what a failed create left behind on older versions
+        for sequence in (1, 2, 3):
+            handle.save_event(contract_event(orphan, sequence))
+        kept = handle.load_events(UUID(team_id))
+    checked = run_cli("store", "check", url)
+    assert checked.returncode == 1, checked.stderr
+    assert f"PROBLEM {orphan}" in checked.stdout
+    assert "orphan" in checked.stdout
+    assert f"ok      {team_id} fault-team stopped" in checked.stdout
+    repaired = run_cli("store", "repair", url)
+    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
+    assert f"removed orphan {orphan}" in repaired.stdout
+    clean = run_cli("store", "check", url, "--json")
+    assert clean.returncode == 0, clean.stdout
+    report = json.loads(clean.stdout)
+    assert report["ok"] is True
+    assert [team["team_id"] for team in report["teams"]] == [team_id]
+    with SqliteEventStore(path) as handle:
+        assert handle.load_events(orphan) == []
+        assert handle.load_events(UUID(team_id)) == kept
+
+
+def test_store_check_of_a_damaged_sqlite_file_is_one_line_and_exit_1(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "data.db"
+    stopped_sqlite_team(path, run_cli, card_file)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    before = snapshot(tmp_path)
+    for command in ("check", "repair"):
+        result = run_cli("store", command, f"sqlite:///{path}")
+        assert result.returncode == 1
+        assert "Traceback" not in result.stderr + result.stdout
+    assert snapshot(tmp_path) == before

@@ -143,7 +143,8 @@ def test_two_resumes_at_once_run_exactly_one_copy(
         _, before_epoch, before = record(tmp_path, team_id)
         winner_err, loser_err = race_once(spawn, team_id)
         assert f"team {team_id} is running in process" in loser_err
-        assert "Traceback" not in loser_err + winner_err
+        assert "Traceback" not in loser_err, loser_err
+        assert "Traceback" not in winner_err, winner_err
         assert "events lost" not in loser_err + winner_err
         status, epoch, sequences = record(tmp_path, team_id)
         assert status == TeamStatus.STOPPED
