@@ -64,6 +64,8 @@ def _print_report(report: StoreReport, console: Console) -> None:
     teams = len(report.teams)
     bad = sum(1 for team in report.teams if not team.ok)
     verdict = "no problem found" if report.ok else f"{bad} team(s) with problems"
+    if report.problems:
+        verdict += f", {len(report.problems)} store problem(s)"
     console.print(Text(f"{teams} team(s) checked: {verdict}"))
 
 

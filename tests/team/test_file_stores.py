@@ -222,3 +222,24 @@ def test_a_closed_yaml_store_says_so(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(EventStoreError, match="closed"):
         store.load_events(uuid4())
+
+
+def test_the_yaml_integrity_scan_names_stray_entries_and_broken_log_lines(tmp_path: Path) -> None:
+    from uuid import uuid4
+
+    from akgentic.testing.event_store_contract import contract_event, contract_process
+
+    with YamlEventStore(tmp_path / "teams") as store:
+        process = contract_process()
+        store.save_team(process)
+        for sequence in (1, 2, 3):
+            store.save_event(contract_event(process.team_id, sequence))
+        assert store.check_integrity() == []
+        (tmp_path / "teams" / "notes.txt").write_text("not a team")
+        log = tmp_path / "teams" / str(process.team_id) / "events.yaml"
+        lines = log.read_bytes().splitlines(keepends=True)
+        log.write_bytes(lines[0] + b"- {not json\n" + b"".join(lines[2:]))
+        problems = store.check_integrity()
+        assert any("notes.txt" in p and "not a team directory" in p for p in problems)
+        assert any("record 2 is not valid" in p for p in problems)
+        assert uuid4() not in store.stored_team_ids()
