@@ -88,6 +88,17 @@ class LockFileClaims:
         if fd is not None and fd >= 0:
             os.close(fd)
 
+    def forget(self, team_id: UUID) -> None:
+        """Remove the lock file of a team this object holds (its record is being deleted).
+
+        Unlinked while still locked, so nobody can take the old file meanwhile; a
+        claimant that opened it just before fails as if the team were owned.
+        """
+        with self._lock:
+            held = team_id in self._held and self.directory is not None
+        if held:
+            self._path(team_id).unlink(missing_ok=True)
+
     def is_held(self, team_id: UUID) -> bool:
         """Whether a live holder (this object, another one, another process) has the lock."""
         if self.holds(team_id):

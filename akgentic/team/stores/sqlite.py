@@ -414,6 +414,7 @@ class SqliteEventStore(ClosingStore):
             cur.execute("DELETE FROM events WHERE team_id = ?", key)
             cur.execute("DELETE FROM team_metadata_index WHERE team_id = ?", key)
             cur.execute("DELETE FROM teams WHERE team_id = ?", key)
+        self._claims.forget(team_id)
 
     def list_teams(
         self,

@@ -434,12 +434,14 @@ class YamlEventStore(ClosingStore):
         with self._team_lock(team_id):
             team_dir = self._team_dir(team_id)
             self._logs.pop(team_id, None)
+            self._epochs.pop(team_id, None)
             if not team_dir.exists():
                 return
             graveyard = self.root / f".deleted-{team_dir.name}-{uuid.uuid4().hex}"
             os.replace(team_dir, graveyard)
             self._sync_dir(self.root)
             shutil.rmtree(graveyard, ignore_errors=True)
+        self._claims.forget(team_id)
 
     def list_teams(
         self,
