@@ -22,6 +22,13 @@ store in a child process too. The class gives a ``store`` fixture (opened from
 ``store_url``, closed afterwards) and :meth:`open_store` for a second handle on
 the same storage. Set ``supports_crash_test = False`` for a store that keeps
 nothing after its process dies (an in-memory test double).
+
+Besides storage, the kit checks ownership: creating a team by claim, a held
+claim refusing every other handle until released, writes under an older epoch
+refused without effect, fenced appends refused for a team without a record
+(no orphans), several handles racing to claim one team (exactly one wins,
+``claim_race_rounds`` times), and a claim held by a SIGKILLed process being
+free at once. ``stored_team_ids`` and ``check_integrity`` are checked too.
 """
 
 from __future__ import annotations
