@@ -33,58 +33,42 @@ free at once. ``stored_team_ids`` and ``check_integrity`` are checked too.
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
 import pytest
-from pydantic import Field
 
-from akgentic.core.actor_address import ActorAddressProxy
-from akgentic.core.agent_card import AgentCard
-from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.messages import (
     ClosedNotification,
-    ErrorMessage,
     EventMessage,
-    Message,
-    ProcessedMessage,
-    ReceivedMessage,
-    ResultMessage,
     SentMessage,
-    StartMessage,
-    StopMessage,
-    TeamStoppingEvent,
     UserMessage,
 )
-from akgentic.team.card import TeamCard, TeamCardMember
-from akgentic.team.errors import (
-    DuplicateEventError,
-    TeamClaimLostError,
-    TeamNotFoundError,
-    TeamOwnedError,
-    TeamStateError,
-)
-from akgentic.team.messages import WelcomeMessage
-from akgentic.team.metadata import TeamMetadata
-from akgentic.team.models import (
-    AgentStateSnapshot,
-    PersistedEvent,
-    Process,
-    TeamOwner,
-    TeamStatus,
-)
+from akgentic.team.errors import DuplicateEventError
+from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
 from akgentic.team.store import EventStore
+from akgentic.testing.event_store_fixtures import (
+    HOSTILE_VALUES,
+    ContractMetadata,
+    ContractState,
+    contract_card,
+    contract_event,
+    contract_messages,
+    contract_process,
+    resolve_opener,
+)
+from akgentic.testing.event_store_ownership import OwnershipContract, contract_owner
 
 __all__ = [
+    "HOSTILE_VALUES",
     "ContractMetadata",
     "ContractState",
     "EventStoreContract",
@@ -95,153 +79,10 @@ __all__ = [
     "contract_process",
 ]
 
-HOSTILE_VALUES: tuple[str, ...] = (
-    "o'brien",
-    'say "hello"',
-    "acme|contoso",
-    "trailing|",
-    "back\\slash",
-    "back\\|pipe",
-    "100%",
-    "%",
-    "a_c",
-    "_",
-    "*",
-    "x' OR '1'='1",
-    "'; DROP TABLE teams; --",
-    '") OR 1=1 --',
-    "line\nbreak",
-    "tab\tand unicode \u00e9\u6f22\U0001f600",
-    "",
-    "z" * 10_000,
-)
-"""Metadata values that must each match only themselves (and not ``abc``, ``plain``...)."""
-
-
-class ContractState(BaseState):
-    """A custom state class, to check that snapshots come back as their subclass."""
-
-    counter: int = 0
-    notes: list[str] = Field(default_factory=list)
-    extra: dict[str, Any] = Field(default_factory=dict)
-
-
-class ContractMetadata(TeamMetadata):
-    """Team metadata used by the contract: indexed fields of several types."""
-
-    tenant: str = Field(json_schema_extra={"indexed": True})
-    case_ref: str | None = Field(None, json_schema_extra={"indexed": True})
-    channel: str | None = Field(None, json_schema_extra={"indexed": True})
-    priority: int | None = Field(None, json_schema_extra={"indexed": True})
-    urgent: bool | None = Field(None, json_schema_extra={"indexed": True})
-    notes: str = ""
-
-
-def contract_card() -> TeamCard:
-    """A small team card declaring :class:`ContractMetadata`."""
-    entry = AgentCard(
-        agent_class="akgentic.core.user_proxy.UserProxy",
-        description="Team entry point",
-        config=BaseConfig(name="@Entry", role="Entry"),
-    )
-    worker = AgentCard(
-        agent_class="akgentic.core.agent.Akgent",
-        description="Does the work",
-        skills=["work"],
-        config=BaseConfig(name="@Worker", role="Worker"),
-    )
-    return TeamCard(
-        name="contract-team",
-        description="Team used by the event store contract",
-        entry_point=TeamCardMember(card=entry),
-        members=[TeamCardMember(card=worker)],
-        message_types=[UserMessage],
-        metadata_type=ContractMetadata,
-        welcome_message="hello",
-    )
-
-
-def contract_process(
-    team_id: UUID | None = None,
-    *,
-    user_id: str = "alice",
-    status: TeamStatus = TeamStatus.RUNNING,
-    metadata: ContractMetadata | None = None,
-    created_at: datetime | None = None,
-) -> Process:
-    """A team record for the contract card."""
-    now = created_at or datetime.now(UTC)
-    return Process(
-        team_id=team_id or uuid4(),
-        team_card=contract_card(),
-        status=status,
-        user_id=user_id,
-        user_email=f"{user_id}@example.org",
-        created_at=now,
-        updated_at=now,
-        metadata=metadata,
-    )
-
-
-def _address(team_id: UUID, name: str, role: str) -> ActorAddressProxy:
-    return ActorAddressProxy(
-        {
-            "__actor_address__": True,
-            "__actor_type__": "akgentic.core.agent.Akgent",
-            "agent_id": str(uuid4()),
-            "name": name,
-            "role": role,
-            "team_id": str(team_id),
-            "squad_id": "",
-            "is_user_proxy": False,
-        }
-    )
-
-
-def contract_messages(team_id: UUID) -> list[Message]:
-    """One of each kind of core message, stamped for ``team_id``."""
-    orchestrator = _address(team_id, "@Orchestrator", "Orchestrator")
-    worker = _address(team_id, "@Worker", "Worker")
-    question = UserMessage(content="What is 6 x 7?").init(worker, team_id)
-    messages: list[Message] = [
-        StartMessage(config=BaseConfig(role="Orchestrator", name="@Orchestrator")),
-        StartMessage(config=BaseConfig(name="@Worker", role="Worker"), parent=orchestrator),
-        WelcomeMessage(content="Team ready."),
-        SentMessage(message=question, recipient=worker),
-        ReceivedMessage(message_id=question.id),
-        ResultMessage(content="42"),
-        ProcessedMessage(message_id=question.id),
-        ErrorMessage(content="boom", traceback="Traceback ...", current_message=question),
-        EventMessage(event=ClosedNotification(message_id=question.id)),
-        EventMessage(event=TeamStoppingEvent()),
-        StopMessage(),
-    ]
-    for message in messages:
-        message.init(worker if message is not messages[0] else orchestrator, team_id)
-    return messages
-
-
-def contract_event(team_id: UUID, sequence: int, content: str | None = None) -> PersistedEvent:
-    """A stored user message with the given sequence."""
-    message = UserMessage(content=content if content is not None else f"message {sequence}")
-    message.init(None, team_id)
-    return PersistedEvent(team_id=team_id, sequence=sequence, event=message)
-
-
-def _resolve_opener(path: str) -> Callable[[str], EventStore]:
-    module_name, _, attribute = path.partition(":")
-    target: Any = importlib.import_module(module_name)
-    for part in attribute.split("."):
-        target = getattr(target, part)
-    if not callable(target):
-        raise TypeError(f"opener {path!r} is not callable")
-    opener: Callable[[str], EventStore] = target
-    return opener
-
 
 def crash_child(opener: str, url: str, team_id: str) -> None:
     """Child process of the crash test: append forever, printing each acknowledged sequence."""
-    store = _resolve_opener(opener)(url)
+    store = resolve_opener(opener)(url)
     team = UUID(team_id)
     process = contract_process(team, metadata=ContractMetadata(tenant="crash"))
     store.save_team(process)
@@ -259,41 +100,7 @@ def crash_child(opener: str, url: str, team_id: str) -> None:
         print(sequence, flush=True)
 
 
-def contract_owner(name: str = "contract") -> TeamOwner:
-    """An owner describing this process (``name`` tells two claimants apart)."""
-    return TeamOwner.current(f"{name}-{uuid4()}")
-
-
-def claim_child(opener: str, url: str, team_id: str) -> None:
-    """Child process of the claim test: claim the team, say so, then wait to be killed."""
-    store = _resolve_opener(opener)(url)
-    claimed = store.claim_team(UUID(team_id), contract_owner("child"))
-    print(claimed.epoch, flush=True)
-    threading.Event().wait()
-
-
-def _race_claims(handles: list[EventStore], team_id: UUID) -> tuple[list[int], list[Exception]]:
-    """Every handle claims ``team_id`` at the same moment: the epochs won, the refusals."""
-    barrier = threading.Barrier(len(handles))
-    won: list[int] = []
-    lost: list[Exception] = []
-
-    def claim(handle: EventStore) -> None:
-        barrier.wait(timeout=30)
-        try:
-            won.append(handle.claim_team(team_id, contract_owner()).epoch)
-        except TeamOwnedError as exc:
-            lost.append(exc)
-
-    threads = [threading.Thread(target=claim, args=(h,)) for h in handles]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return won, lost
-
-
-class EventStoreContract:
+class EventStoreContract(OwnershipContract):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 
     opener: ClassVar[str] = "akgentic.team.urls:open_event_store"
@@ -302,8 +109,6 @@ class EventStoreContract:
     crash_after: ClassVar[int] = 40
     #: Events each thread appends in the concurrency test.
     concurrent_appends: ClassVar[int] = 150
-    #: Rounds of the race where several handles claim one team at once.
-    claim_race_rounds: ClassVar[int] = 10
 
     # -- fixtures ---------------------------------------------------------
     @pytest.fixture
@@ -325,7 +130,7 @@ class EventStoreContract:
 
     def open_store(self, url: str) -> EventStore:
         """Open another handle on the storage at ``url`` (through :attr:`opener`)."""
-        return _resolve_opener(self.opener)(url)
+        return resolve_opener(self.opener)(url)
 
     # -- teams ------------------------------------------------------------
     def test_store_satisfies_the_event_store_protocol(self, store: EventStore) -> None:
@@ -704,182 +509,3 @@ class EventStoreContract:
             assert reopened.load_events(team_id)[-1].sequence == following
         finally:
             reopened.close()
-
-    # -- ownership --------------------------------------------------------
-    def test_creating_a_team_by_claim_records_epoch_one_and_its_owner(
-        self, store: EventStore
-    ) -> None:
-        owner = contract_owner()
-        process = contract_process(metadata=ContractMetadata(tenant="acme"))
-        try:
-            claimed = store.claim_team(process.team_id, owner, create=process)
-            assert (claimed.epoch, claimed.owner) == (1, owner)
-            loaded = store.load_team(process.team_id)
-            assert loaded is not None
-            assert (loaded.epoch, loaded.owner) == (1, owner)
-            assert loaded.metadata == process.metadata
-            assert store.claim_held(process.team_id)
-        finally:
-            store.release_team(process.team_id)
-        assert not store.claim_held(process.team_id)
-
-    def test_creating_a_team_that_exists_is_refused_and_changes_nothing(
-        self, store: EventStore
-    ) -> None:
-        process = contract_process()
-        store.save_team(process)
-        with pytest.raises(TeamStateError, match="already exists"):
-            store.claim_team(process.team_id, contract_owner(), create=contract_process())
-        assert store.load_team(process.team_id) == process
-        assert not store.claim_held(process.team_id)
-
-    def test_claiming_an_unknown_team_is_not_found(self, store: EventStore) -> None:
-        team_id = uuid4()
-        with pytest.raises(TeamNotFoundError):
-            store.claim_team(team_id, contract_owner())
-        assert not store.claim_held(team_id)
-
-    def test_a_held_claim_refuses_a_second_handle_until_released(
-        self, store: EventStore, store_url: str
-    ) -> None:
-        process = contract_process()
-        store.save_team(process)
-        first = store.claim_team(process.team_id, contract_owner("first"))
-        assert first.epoch == process.epoch + 1
-        other = self.open_store(store_url)
-        try:
-            assert other.claim_held(process.team_id)
-            with pytest.raises(TeamOwnedError) as info:
-                other.claim_team(process.team_id, contract_owner("second"))
-            assert info.value.owner == first.owner.describe()  # type: ignore[union-attr]
-            with pytest.raises(TeamOwnedError):
-                store.claim_team(process.team_id, contract_owner("again"))
-            loaded = other.load_team(process.team_id)
-            assert loaded is not None
-            assert loaded.epoch == first.epoch
-            store.release_team(process.team_id)
-            second = other.claim_team(process.team_id, contract_owner("second"))
-            assert second.epoch == first.epoch + 1
-            other.release_team(process.team_id)
-        finally:
-            other.close()
-
-    def test_writes_under_an_old_epoch_are_refused_and_change_nothing(
-        self, store: EventStore, store_url: str
-    ) -> None:
-        process = contract_process()
-        store.save_team(process)
-        old = store.claim_team(process.team_id, contract_owner("old"))
-        team_id = process.team_id
-        store.save_event(contract_event(team_id, 1), epoch=old.epoch)
-        store.release_team(team_id)  # the old owner's hold vanished (a lost session...)
-        other = self.open_store(store_url)
-        try:
-            new = other.claim_team(team_id, contract_owner("new"))
-            with pytest.raises(TeamClaimLostError) as info:
-                store.save_event(contract_event(team_id, 2), epoch=old.epoch)
-            assert (info.value.epoch, info.value.current) == (old.epoch, new.epoch)
-            save_events = getattr(store, "save_events", None)
-            if save_events is not None:
-                with pytest.raises(TeamClaimLostError):
-                    save_events([contract_event(team_id, 2)], epoch=old.epoch)
-            with pytest.raises(TeamClaimLostError):
-                store.save_team(old.with_status(TeamStatus.STOPPED), epoch=old.epoch)
-            snapshot = AgentStateSnapshot(team_id=team_id, agent_id="a", state=ContractState())
-            with pytest.raises(TeamClaimLostError):
-                store.save_agent_state(snapshot, epoch=old.epoch)
-            assert [e.sequence for e in other.load_events(team_id)] == [1]
-            assert other.load_agent_states(team_id) == []
-            loaded = other.load_team(team_id)
-            assert loaded is not None
-            assert (loaded.status, loaded.epoch) == (TeamStatus.RUNNING, new.epoch)
-            other.save_event(contract_event(team_id, 2), epoch=new.epoch)
-            other.save_team(new.with_status(TeamStatus.STOPPED), epoch=new.epoch)
-            other.save_agent_state(snapshot, epoch=new.epoch)
-            assert [e.sequence for e in other.load_events(team_id)] == [1, 2]
-            final = other.load_team(team_id)
-            assert final is not None
-            assert (final.status, final.epoch) == (TeamStatus.STOPPED, new.epoch)
-            other.release_team(team_id)
-        finally:
-            other.close()
-
-    def test_a_fenced_append_for_a_team_without_a_record_is_refused(
-        self, store: EventStore
-    ) -> None:
-        team_id = uuid4()
-        with pytest.raises(TeamClaimLostError):
-            store.save_event(contract_event(team_id, 1), epoch=1)
-        assert store.load_events(team_id) == []
-        assert team_id not in store.stored_team_ids()
-
-    def test_handles_racing_to_claim_one_team_let_exactly_one_win(
-        self, store: EventStore, store_url: str
-    ) -> None:
-        handles = [store, *(self.open_store(store_url) for _ in range(3))]
-        try:
-            for _round in range(self.claim_race_rounds):
-                process = contract_process()
-                store.save_team(process)
-                won, lost = _race_claims(handles, process.team_id)
-                assert won == [process.epoch + 1]
-                assert len(lost) == len(handles) - 1
-                for handle in handles:
-                    handle.release_team(process.team_id)
-        finally:
-            for handle in handles[1:]:
-                handle.close()
-
-    def test_stored_team_ids_include_teams_with_events_or_states_but_no_record(
-        self, store: EventStore
-    ) -> None:
-        recorded = self._populate(store)
-        orphan = uuid4()
-        store.save_event(contract_event(orphan, 1))
-        state_only = uuid4()
-        store.save_agent_state(
-            AgentStateSnapshot(team_id=state_only, agent_id="a", state=ContractState())
-        )
-        assert {recorded, orphan, state_only} <= store.stored_team_ids()
-        store.delete_team(orphan)
-        assert orphan not in store.stored_team_ids()
-
-    def test_a_fresh_store_passes_its_integrity_check(self, store: EventStore) -> None:
-        self._populate(store)
-        assert store.check_integrity() == []
-
-    def test_a_claim_held_by_a_killed_process_is_free_at_once(self, store_url: str) -> None:
-        if not self.supports_crash_test:
-            pytest.skip("this store keeps nothing once its process is gone")
-        store = self.open_store(store_url)
-        try:
-            process = contract_process()
-            store.save_team(process)
-            code = (
-                "from akgentic.testing.event_store_contract import claim_child\n"
-                f"claim_child({self.opener!r}, {store_url!r}, {str(process.team_id)!r})\n"
-            )
-            child = subprocess.Popen(
-                [sys.executable, "-c", code],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            try:
-                assert child.stdout is not None
-                line = child.stdout.readline()
-                assert line.strip(), child.stderr.read() if child.stderr else ""
-                assert store.claim_held(process.team_id)
-                with pytest.raises(TeamOwnedError):
-                    store.claim_team(process.team_id, contract_owner())
-                os.kill(child.pid, signal.SIGKILL)
-                child.wait(timeout=60)
-            finally:
-                if child.poll() is None:
-                    child.kill()
-                    child.wait(timeout=60)
-            claimed = store.claim_team(process.team_id, contract_owner())
-            assert claimed.epoch == int(line) + 1
-            store.release_team(process.team_id)
-        finally:
-            store.close()
