@@ -35,9 +35,7 @@ parallel. Team ids may be given as ``UUID`` or as their string form.
 from __future__ import annotations
 
 import logging
-import os
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from uuid import UUID, uuid4
@@ -50,11 +48,11 @@ from akgentic.team.errors import (
     EventLogUnreadableError,
     TeamClaimLostError,
     TeamNotFoundError,
-    TeamOwnedError,
     TeamStateError,
 )
 from akgentic.team.factory import TeamFactory, stop_orchestrator
 from akgentic.team.models import Process, TeamOwner, TeamStatus, validate_metadata
+from akgentic.team.ownership import TeamId, as_team_id, stop_elsewhere
 from akgentic.team.restorer import TeamRestorer
 from akgentic.team.runtime import TeamRuntime
 from akgentic.team.services import NullServiceRegistry, ServiceRegistry
@@ -71,18 +69,7 @@ STOP_GRACE = 30.0
 #: Seconds ``stop_team`` waits for another process to give up a team it asked to stop.
 REMOTE_STOP_WAIT = STOP_GRACE + 15.0
 
-TeamId = UUID | str
 ClaimLostHandler = Callable[[UUID, TeamClaimLostError], None]
-
-
-def as_team_id(team_id: TeamId) -> UUID:
-    """``team_id`` as a ``UUID`` (``ValueError`` naming it when the text is not one)."""
-    if isinstance(team_id, UUID):
-        return team_id
-    try:
-        return UUID(str(team_id))
-    except ValueError:
-        raise ValueError(f"{team_id!r} is not a team id (a UUID)") from None
 
 
 class TeamManager:
@@ -341,66 +328,7 @@ class TeamManager:
 
     def _stop_elsewhere(self, process: Process) -> None:
         """Stop a team this manager does not run: ask its live owner, or fence out a dead one."""
-        team_id = process.team_id
-        if self.event_store.claim_held(team_id):
-            self._ask_owner_to_stop(process)
-            process = self._require(team_id)
-            if process.status != TeamStatus.RUNNING:
-                return
-        logger.warning(
-            "team %s is recorded as running but its owner is gone: marking it stopped", team_id
-        )
-        claimed = self.event_store.claim_team(team_id, self.owner)
-        try:
-            self.event_store.save_team(claimed.with_status(TeamStatus.STOPPED), epoch=claimed.epoch)
-        finally:
-            self.event_store.release_team(team_id)
-
-    def _ask_owner_to_stop(self, process: Process) -> None:
-        team_id, owner = process.team_id, process.owner
-        where = owner.describe() if owner is not None else "another process"
-        if owner is None or owner.stop_signal is None:
-            raise TeamOwnedError(
-                team_id,
-                where,
-                f"team {team_id} is running in {where}, which cannot be asked to stop from "
-                "outside; stop it through the application that runs it",
-            )
-        if not owner.on_this_host:
-            raise TeamOwnedError(
-                team_id,
-                where,
-                f"team {team_id} is running in {where}; stop it on that host "
-                f"(`akgentic team stop {team_id}` there, or Ctrl+C in its terminal)",
-            )
-        if owner.pid == os.getpid():
-            raise TeamOwnedError(
-                team_id,
-                where,
-                f"team {team_id} is running in another manager of this process; stop it there",
-            )
-        try:
-            os.kill(owner.pid, owner.stop_signal)
-        except ProcessLookupError:
-            pass  # gone between the check and the signal: its lock is about to drop
-        except PermissionError:
-            raise TeamOwnedError(
-                team_id,
-                where,
-                f"team {team_id} is running in {where}, which this user may not signal; "
-                "stop it as the user who started it",
-            ) from None
-        deadline = time.monotonic() + REMOTE_STOP_WAIT
-        pause = threading.Event()
-        while self.event_store.claim_held(team_id):
-            if time.monotonic() > deadline:
-                raise TeamOwnedError(
-                    team_id,
-                    where,
-                    f"asked {where} to stop team {team_id}, but it still runs it after "
-                    f"{REMOTE_STOP_WAIT:g} s",
-                )
-            pause.wait(0.05)
+        stop_elsewhere(self.event_store, self.owner, process, REMOTE_STOP_WAIT)
 
     def resume_team(self, team_id: TeamId) -> TeamRuntime:
         """Rebuild a team from its log, claim it and record it as running again.

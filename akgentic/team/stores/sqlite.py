@@ -64,6 +64,7 @@ from akgentic.team.stores.codec import (
     encode_state,
 )
 from akgentic.team.stores.common import ClosingStore, matching_teams
+from akgentic.team.stores.sqlite_faults import check_file, fault
 from akgentic.team.urls import parse_file_url
 
 __all__ = ["SqliteEventStore"]
@@ -72,7 +73,6 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 _SYNCHRONOUS = ("full", "normal", "extra")
-_MAGIC = b"SQLite format 3\x00"
 _EPOCH_SQL = "SELECT COALESCE(json_extract(payload, '$.epoch'), 0) FROM teams WHERE team_id = ?"
 _URL_OPTIONS = frozenset({"synchronous", "timeout"})
 
@@ -111,51 +111,6 @@ CREATE TABLE IF NOT EXISTS agent_states (
 """
 
 
-def _fault(path: Path | None, exc: BaseException) -> StoreUnreadableError:
-    """One line saying what is wrong with the database at ``path`` and what to do."""
-    where = ":memory:" if path is None else str(path)
-    text = str(exc).strip() or type(exc).__name__
-    lowered = text.lower()
-    if "readonly" in lowered or "read-only" in lowered or "unable to open" in lowered:
-        return StoreUnreadableError(
-            f"cannot use the SQLite store {where} ({text}): this user cannot write the file or "
-            "its directory; make both writable, or copy the store somewhere writable"
-        )
-    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-        return StoreUnreadableError(
-            f"{where} is not a readable SQLite database ({text}): it is damaged or another kind "
-            "of file; restore it from a backup or point --store at another file"
-        )
-    return StoreUnreadableError(f"the SQLite store {where} failed: {text}")
-
-
-def _check_file(path: Path) -> None:
-    """Refuse, before SQLite touches it, a path that cannot be (or is not) a database."""
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise StoreUnreadableError(
-                    f"cannot create the SQLite store {path}: {parent} is a file, not a "
-                    "directory; choose a path outside it"
-                )
-            break
-    if path.is_dir():
-        raise StoreUnreadableError(
-            f"{path} is a directory, not a SQLite database file; name a file inside it"
-        )
-    if path.exists():
-        try:
-            with path.open("rb") as handle:
-                header = handle.read(len(_MAGIC))
-        except OSError as exc:
-            raise StoreUnreadableError(f"cannot read the SQLite store {path}: {exc}") from None
-        if header and header != _MAGIC:
-            raise StoreUnreadableError(
-                f"{path} is not a SQLite database (its header is wrong: a damaged file or "
-                "another kind of file); restore it from a backup or point --store at another file"
-            )
-
-
 def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
     kind = type(event.event)
     return (
@@ -192,7 +147,7 @@ class SqliteEventStore(ClosingStore):
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         if self.path is not None:
-            _check_file(self.path)
+            check_file(self.path)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -213,7 +168,7 @@ class SqliteEventStore(ClosingStore):
             self._setup(synchronous.lower())
         except sqlite3.Error as exc:
             self.close()
-            raise _fault(self.path, exc) from None
+            raise fault(self.path, exc) from None
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -293,7 +248,7 @@ class SqliteEventStore(ClosingStore):
         except sqlite3.IntegrityError:
             raise
         except sqlite3.Error as exc:
-            raise _fault(self.path, exc) from None
+            raise fault(self.path, exc) from None
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Run one query under the lock; failures become store errors."""
@@ -485,7 +440,7 @@ class SqliteEventStore(ClosingStore):
         try:
             acquired = self._claims.acquire(team_id)
         except OSError as exc:
-            raise _fault(self.path, exc) from None
+            raise fault(self.path, exc) from None
         if not acquired:
             raise claim_error(team_id, self.load_team(team_id))
         try:
