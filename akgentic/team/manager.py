@@ -87,9 +87,13 @@ class TeamManager:
         stop_signal: int | None = None,
         on_claim_lost: ClaimLostHandler | None = None,
     ) -> None:
-        """``stop_signal``: the signal on which this process stops its teams cleanly (recorded
-        in the owner, so ``stop_team`` from another process can ask); ``on_claim_lost`` is
-        called (from a store writer thread) when a team's claim was taken over."""
+        """Set up the manager; it claims teams as :attr:`owner`.
+
+        ``stop_signal`` is the signal on which this process stops its teams
+        cleanly; it is recorded in the owner, so ``stop_team`` in another
+        process can ask. ``on_claim_lost`` is called (from a store writer
+        thread) when another owner took one of this manager's teams over.
+        """
         self.actor_system = actor_system
         self.event_store = event_store
         self.service_registry: ServiceRegistry = service_registry or NullServiceRegistry()
