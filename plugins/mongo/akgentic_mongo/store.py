@@ -42,6 +42,7 @@ a crash in between leaves a team that a second delete finishes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import socket
@@ -242,6 +243,7 @@ class MongoEventStore(ClosingStore):
         transactions: bool | None = None,
         owns_client: bool = True,
         display: str | None = None,
+        team_lock: threading.Lock | None = None,
     ) -> None:
         self.client = client
         self.database = database
@@ -252,6 +254,11 @@ class MongoEventStore(ClosingStore):
         self._held: dict[UUID, str] = {}
         self._renewer: threading.Thread | None = None
         self._stop_renewing = threading.Event()
+        # A test double that is not thread-safe (mongomock) passes a lock shared by every
+        # handle on its in-memory server; a real server needs none.
+        self._team_serial: contextlib.AbstractContextManager[Any] = (
+            team_lock if team_lock is not None else contextlib.nullcontext()
+        )
         db = client[database]
         self._teams = db[TEAMS]
         self._events = db[EVENTS]
@@ -305,6 +312,11 @@ class MongoEventStore(ClosingStore):
         with self.client.start_session() as session:
             session.with_transaction(work)
 
+    def _team_op(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call one method of the teams collection (serialised when a team lock was given)."""
+        with self._team_serial:
+            return getattr(self._teams, name)(*args, **kwargs)
+
     #: Seconds a claim held by another host stays valid without being renewed.
     lease_seconds: float = 30.0
 
@@ -314,11 +326,13 @@ class MongoEventStore(ClosingStore):
             return
         key = {"_id": str(team_id), "epoch": epoch}
         if session is not None:
-            if self._teams.update_one(key, {"$inc": {"fence": 1}}, session=session).matched_count:
+            if self._team_op(
+                "update_one", key, {"$inc": {"fence": 1}}, session=session
+            ).matched_count:
                 return
-        elif self._teams.count_documents(key, limit=1):
+        elif self._team_op("count_documents", key, limit=1):
             return
-        doc = self._teams.find_one({"_id": str(team_id)}, {"epoch": 1}, session=session)
+        doc = self._team_op("find_one", {"_id": str(team_id)}, {"epoch": 1}, session=session)
         raise TeamClaimLostError(team_id, epoch, None if doc is None else int(doc.get("epoch", 0)))
 
     # -- events -----------------------------------------------------------
@@ -421,17 +435,17 @@ class MongoEventStore(ClosingStore):
         self._check_open()
         key: Document = {"_id": str(process.team_id)}
         if epoch is None:
-            self._teams.update_one(key, {"$set": _team_fields(process)}, upsert=True)
+            self._team_op("update_one", key, {"$set": _team_fields(process)}, upsert=True)
             return
         fields = _team_fields(process.model_copy(update={"epoch": epoch}))
-        if not self._teams.update_one({**key, "epoch": epoch}, {"$set": fields}).matched_count:
+        if not self._team_op("update_one", {**key, "epoch": epoch}, {"$set": fields}).matched_count:
             self._fence(process.team_id, epoch)  # raises, naming the epoch found
 
     @_translated
     def load_team(self, team_id: UUID) -> Process | None:
         """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
         self._check_open()
-        doc = self._teams.find_one({"_id": str(team_id)}, {"payload": 1})
+        doc = self._team_op("find_one", {"_id": str(team_id)}, {"payload": 1})
         return None if doc is None else decode_process(doc["payload"], str(team_id))
 
     @_translated
@@ -537,13 +551,14 @@ class MongoEventStore(ClosingStore):
         if create is not None:
             claimed = create.model_copy(update={"team_id": team_id, "owner": owner, "epoch": 1})
             try:
-                self._teams.insert_one(
-                    {"_id": key, **_team_fields(claimed), "claim": self._claim_doc(owner, token)}
+                self._team_op(
+                    "insert_one",
+                    {"_id": key, **_team_fields(claimed), "claim": self._claim_doc(owner, token)},
                 )
             except DuplicateKeyError:
                 raise TeamStateError(team_id, "exists", f"team {team_id} already exists") from None
         else:
-            doc = self._teams.find_one({"_id": key})
+            doc = self._team_op("find_one", {"_id": key})
             if doc is None:
                 raise TeamNotFoundError(team_id)
             record = decode_process(doc["payload"], key)
@@ -562,7 +577,8 @@ class MongoEventStore(ClosingStore):
                 if isinstance(previous, dict)
                 else {"claim": None}
             )
-            result = self._teams.update_one(
+            result = self._team_op(
+                "update_one",
                 {"_id": key, **_epoch_filter(doc), **held},
                 {"$set": {**_team_fields(claimed), "claim": self._claim_doc(owner, token)}},
             )
@@ -584,7 +600,8 @@ class MongoEventStore(ClosingStore):
             lease = datetime.now(UTC) + timedelta(seconds=self.lease_seconds)
             for team_id, token in held:
                 try:
-                    self._teams.update_one(
+                    self._team_op(
+                        "update_one",
                         {"_id": str(team_id), "claim.token": token},
                         {"$set": {"claim.lease_until": lease}},
                     )
@@ -597,15 +614,15 @@ class MongoEventStore(ClosingStore):
         with self._lock:
             token = self._held.pop(team_id, None)
         if token is not None and not self._closed:
-            self._teams.update_one(
-                {"_id": str(team_id), "claim.token": token}, {"$unset": {"claim": ""}}
+            self._team_op(
+                "update_one", {"_id": str(team_id), "claim.token": token}, {"$unset": {"claim": ""}}
             )
 
     @_translated
     def claim_held(self, team_id: UUID) -> bool:
         """Whether the team document names a live holder."""
         self._check_open()
-        doc = self._teams.find_one({"_id": str(team_id)}, {"claim": 1})
+        doc = self._team_op("find_one", {"_id": str(team_id)}, {"claim": 1})
         return doc is not None and self._claim_alive(doc.get("claim"))
 
     @_translated
