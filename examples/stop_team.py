@@ -2,9 +2,10 @@
 
 Run: ``python examples/stop_team.py TEAM_ID [STORE_URL]``. In the process that
 runs the team, ``stop_team`` stops its actors and flushes its log. Here, in
-another process, the team's actors are out of reach: a team still recorded as
-running (its process crashed or was killed) is simply recorded as stopped,
-which is what makes it resumable again.
+another process, the team's actors are out of reach: a team another live
+``akgentic`` process runs is asked to stop (SIGTERM) and waited for; one whose
+process crashed or was killed is claimed and recorded as stopped; one run by an
+application that cannot be asked raises ``TeamOwnedError``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@
   (2 invalid input, 1 operation impossible);
 - :func:`import_roots` / :func:`open_store`: where agent classes and the store come from;
 - :class:`ConversationPrinter`: an event subscriber printing what members say, live;
-- :func:`managed_teams`: an actor system and a ``TeamManager`` that are always shut down;
+- :func:`managed_teams`: an actor system and a ``TeamManager`` that are always shut down,
+  with SIGTERM and SIGHUP stopping the teams as cleanly as Ctrl+C (SIGINT) does;
 - :func:`route_line`: how a line typed by a person reaches the team.
 
 Everything heavy (actors, stores, pydantic) is imported inside the functions, so
@@ -15,6 +16,7 @@ building the command-line application stays cheap.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -53,7 +55,10 @@ __all__ = [
     "missing_store",
     "open_store",
     "pairs",
+    "print_error",
     "route_line",
+    "stop_signals_interrupt",
+    "store_path_problem",
     "store_url",
     "wrap_text",
 ]
@@ -95,7 +100,18 @@ MetadataOption = Annotated[
     list[str] | None, typer.Option("--metadata", help="Metadata KEY=VALUE (repeatable).")
 ]
 
-err_console = Console(stderr=True, highlight=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+#: Signals that stop a command's teams like Ctrl+C does; SIGTERM is also how
+#: ``akgentic team stop`` in another process asks this one to stop its team.
+STOP_SIGNALS: tuple[int, ...] = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def print_error(message: object) -> None:
+    """``error: <message>`` on stderr, one logical line, the message taken literally."""
+    err_console.print(Text.assemble(("error:", "red"), " ", str(message)))
 
 
 class CliError(Exception):
@@ -147,31 +163,34 @@ def cli_errors() -> Iterator[None]:
     try:
         yield
     except CliError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        print_error(exc)
         raise typer.Exit(exc.code) from None
     except TeamCardValidationError as exc:
-        # soft_wrap: one problem per line whatever the width, so the lines can be grepped
-        err_console.print(f"[red]error:[/red] {exc.source}: invalid team card", soft_wrap=True)
+        print_error(f"{exc.source}: invalid team card")
         for problem in exc.problems:
-            err_console.print(f"  {problem}", soft_wrap=True, markup=False)
+            err_console.print(f"  {problem}", markup=False)
         raise typer.Exit(2) from None
     except ValidationError as exc:
-        err_console.print(f"[red]error:[/red] invalid value: {exc}")
+        print_error(f"invalid value: {exc}")
         raise typer.Exit(2) from None
     except UnknownPluginNameError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        print_error(exc)
         raise typer.Exit(2) from None
     except PluginError as exc:
         # Two plugins claiming one name, strict mode: the installation, not the input.
-        err_console.print(f"[red]error:[/red] {exc}")
+        print_error(exc)
         raise typer.Exit(1) from None
     except (TeamNotFoundError, TeamStateError) as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        print_error(exc)
         raise typer.Exit(1) from None
     except EventStoreError as exc:
         code = 2 if isinstance(exc, ValueError) else 1
-        err_console.print(f"[red]error:[/red] {exc}")
+        print_error(exc)
         raise typer.Exit(code) from None
+    except OSError as exc:  # the file system refused something no store translated
+        where = f" ({exc.filename})" if exc.filename else ""
+        print_error(f"{exc.strerror or exc}{where}")
+        raise typer.Exit(1) from None
 
 
 def import_roots(card: Path | None, extra: list[Path] | None) -> None:
@@ -203,18 +222,49 @@ def store_url(url: str | None) -> str:
     return url or default_store_url()
 
 
-def missing_store(url: str) -> str | None:
-    """For a file-backed store, a message when its file or directory does not exist."""
+def _file_store_path(url: str) -> tuple[str, Path] | None:
+    """``(scheme, path)`` of a file-backed store URL, ``None`` for other stores and memory."""
     from akgentic.team.urls import parse_file_url, store_scheme
 
     scheme = store_scheme(url)
     if scheme not in ("sqlite", "yaml"):
         return None
-    bare = url.split("?", 1)[0]
-    parsed = parse_file_url(bare, scheme)
-    if parsed.path is None or parsed.path.exists():
+    parsed = parse_file_url(url.split("?", 1)[0], scheme)
+    return None if parsed.path is None else (scheme, parsed.path)
+
+
+def missing_store(url: str) -> str | None:
+    """For a file-backed store, a message when its file or directory does not exist."""
+    found = _file_store_path(url)
+    if found is None or found[1].exists():
         return None
-    return f"no store at {parsed.path} (create a team first, or run `akgentic store init {url}`)"
+    return f"no store at {found[1]} (create a team first, or run `akgentic store init {url}`)"
+
+
+def store_path_problem(url: str, *, must_exist: bool) -> str | None:
+    """What makes a file-backed store's path unusable, before anything touches it.
+
+    A path under an existing file can never hold a store; an existing empty
+    file is refused by commands that only read (``must_exist``), so that
+    listing or inspecting never turns somebody's file into a database.
+    """
+    found = _file_store_path(url)
+    if found is None:
+        return None
+    scheme, path = found
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return f"no store can be at {path}: {parent} is a file, not a directory"
+            break
+    if scheme == "sqlite" and must_exist and path.is_file() and path.stat().st_size == 0:
+        return (
+            f"{path} is an empty file, not an akgentic store; nothing was written to it "
+            f"(run `akgentic store init {url}` to make it one)"
+        )
+    if scheme == "yaml" and path.exists() and not path.is_dir():
+        return f"{path} is a file, but a YAML store is a directory; name a directory"
+    return None
 
 
 def open_store(url: str | None, *, must_exist: bool) -> EventStore:
@@ -222,6 +272,9 @@ def open_store(url: str | None, *, must_exist: bool) -> EventStore:
 
     target = store_url(url)
     store_scheme(target)  # a URL without a scheme fails here, before anything is created
+    problem = store_path_problem(target, must_exist=must_exist)
+    if problem is not None:
+        fail(problem, 1)
     if must_exist:
         missing = missing_store(target)
         if missing is not None:
@@ -326,15 +379,54 @@ def managed_teams(
     from akgentic.team.manager import TeamManager
 
     system = ActorSystem()
-    manager = TeamManager(system, store, subscribers=[printer] if printer is not None else [])
-    try:
-        yield manager
-    finally:
+    manager = TeamManager(
+        system,
+        store,
+        subscribers=[printer] if printer is not None else [],
+        stop_signal=int(signal.SIGTERM),
+        on_claim_lost=_interrupt_on_claim_lost,
+    )
+    with stop_signals_interrupt():
         try:
-            manager.stop_all()
+            yield manager
         finally:
-            system.shutdown(timeout=30)
-            store.close()
+            try:
+                manager.stop_all()
+            finally:
+                system.shutdown(timeout=30)
+                store.close()
+
+
+def _interrupt_on_claim_lost(team_id: UUID, error: Exception) -> None:
+    """Another process took the team over: end the command's session (its main thread).
+
+    A real SIGINT aimed at the main thread also breaks a blocking read of stdin,
+    which ``_thread.interrupt_main`` alone would not.
+    """
+    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+
+@contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` like SIGINT does.
+
+    So a team run from the command line stops cleanly (recorded as stopped,
+    every event written) whichever of these signals ends it. Only the main
+    thread can install handlers; elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def wrap_text(runtime: TeamRuntime, text: str) -> str | Message:

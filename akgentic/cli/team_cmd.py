@@ -7,9 +7,11 @@ directory (``create``), every ``--path DIR``, ``$AKGENTIC_PATH`` and the
 working directory.
 
 Exit codes: 0 success; 1 the operation is not possible in the team's state
-(unknown team, resuming or deleting a running team, missing store); 2 invalid
-input (a card that fails validation, bad metadata, an unknown store scheme, a
-malformed id). On any error nothing is written.
+(unknown team, resuming or deleting a running team, a team another process
+runs, a claim taken over by another process, a missing, damaged or unwritable
+store); 2 invalid input (a card that fails validation, bad metadata, an
+unknown store scheme, a malformed id or store URL). On any error nothing is
+written. SIGTERM and SIGHUP stop a running team as cleanly as Ctrl+C.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from akgentic.cli.session import (
     missing_store,
     open_store,
     pairs,
+    store_path_problem,
     store_url,
 )
 from akgentic.cli.tables import print_table
@@ -113,6 +116,7 @@ def _session(
             while True:
                 line = sys.stdin.readline()
                 if not line:
+                    runtime.wait_idle(timeout)  # let what was typed last reach its members
                     break
                 text = line.rstrip("\n")
                 if text.strip():
@@ -122,9 +126,17 @@ def _session(
                 f"[yellow]warning:[/yellow] team still busy after {timeout:g} s; stopping"
             )
     except KeyboardInterrupt:
-        err_console.print("interrupted: stopping the team")
+        if manager.claim_lost(runtime.id) is None:
+            err_console.print("interrupted: stopping the team")
     finally:
-        manager.stop_team(runtime.id)
+        try:
+            manager.stop_team(runtime.id)
+        except KeyboardInterrupt:
+            # The interrupt that says "the claim was lost" may land while stopping.
+            lost = manager.claim_lost(runtime.id)
+            if lost is None:
+                raise
+            raise lost from None
 
 
 def _manager(store: EventStore, interactive: bool) -> AbstractContextManager[TeamManager]:
@@ -214,7 +226,12 @@ def team_app() -> typer.Typer:
         store: StoreOption = None,
         path: PathOption = None,
     ) -> None:
-        """Mark a team stopped whose process is gone (after a crash), so it can be resumed."""
+        """Stop a team: ask the process running it to stop, or mark it stopped if that is gone.
+
+        A team run by ``akgentic`` on this machine is asked to stop (SIGTERM) and
+        this command waits until it has; for one run elsewhere it says so and
+        changes nothing. A team whose process died is recorded as stopped.
+        """
         with cli_errors():
             uid = _with_manager(team_id, store, path, lambda m, u: m.stop_team(u))
             typer.echo(f"team {uid} stopped")
@@ -243,6 +260,9 @@ def team_app() -> typer.Typer:
                     fail(f"unknown status {status!r} (running, stopped, deleted)", 2)
             filters = pairs(metadata, "--metadata")
             target = store_url(store)
+            problem = store_path_problem(target, must_exist=True)
+            if problem is not None:
+                fail(problem, 1)
             if missing_store(target) is not None:
                 teams: list[Process] = []
             else:

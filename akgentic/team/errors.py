@@ -16,9 +16,12 @@ __all__ = [
     "EventLogUnreadableError",
     "EventStoreError",
     "InvalidStoreURLError",
+    "StoreUnreadableError",
     "TeamCardError",
+    "TeamClaimLostError",
     "TeamError",
     "TeamNotFoundError",
+    "TeamOwnedError",
     "TeamRecordUnreadableError",
     "TeamStateError",
     "UnknownStoreSchemeError",
@@ -64,6 +67,36 @@ class InvalidStoreURLError(EventStoreError, ValueError):
     """A store URL is malformed or names options the store does not know."""
 
 
+class StoreUnreadableError(EventStoreError):
+    """The storage a URL names cannot be opened or read as an event store.
+
+    Raised for a damaged or foreign file (not a SQLite database, a zeroed
+    header), a path that cannot hold a store (under an existing file, a file
+    where a directory is needed) or a location the process may not write. The
+    message says what is wrong and what to do; nothing was changed.
+    """
+
+
+class TeamClaimLostError(EventStoreError):
+    """A write was refused because another process claimed the team since.
+
+    Every write a team's owner makes carries the epoch of its claim; a store
+    refuses it, in the same transaction, once the team record holds a newer
+    epoch. The process that gets this error no longer owns the team: it must
+    stop the team's actors without writing anything more.
+    """
+
+    def __init__(self, team_id: UUID, epoch: int, current: int | None) -> None:
+        self.team_id = team_id
+        self.epoch = epoch
+        self.current = current
+        now = "the team record is gone" if current is None else f"it is now at epoch {current}"
+        super().__init__(
+            f"team {team_id} was claimed by another process (this one held epoch {epoch}, "
+            f"{now}); this process stopped the team without writing"
+        )
+
+
 class UnknownStoreSchemeError(UnknownPluginNameError):
     """No installed event store answers to the scheme of a store URL."""
 
@@ -100,3 +133,22 @@ class TeamStateError(TeamError, ValueError):
         self.team_id = team_id
         self.status = status
         super().__init__(message)
+
+
+class TeamOwnedError(TeamStateError):
+    """The team is owned by another live process (or manager), so it cannot be claimed.
+
+    ``owner`` describes the owner as recorded in the team record (``None``
+    when the record names none).
+    """
+
+    def __init__(self, team_id: UUID, owner: str | None, message: str = "") -> None:
+        self.owner = owner
+        where = owner or "another process"
+        super().__init__(
+            team_id,
+            "running",
+            message
+            or f"team {team_id} is running in {where}; stop it there (or with "
+            f"`akgentic team stop {team_id}`) before resuming it",
+        )

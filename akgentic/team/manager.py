@@ -13,10 +13,23 @@ an :class:`~akgentic.team.subscribers.IdleStopSubscriber` (stops it after
 ``ORCHESTRATOR_TIMEOUT_DELAY`` idle seconds) and the shared subscribers given
 to the manager, which are called from many orchestrator threads and must be
 thread-safe. A team that fails to build leaves nothing behind: its actors are
-stopped, its idle countdown closed and no record is written.
+stopped, its idle countdown closed, and its record and events deleted.
+
+Ownership: the manager runs a team only while it holds the team's claim in the
+store (:meth:`EventStore.claim_team`). ``create_team`` inserts the record
+already claimed, ``resume_team`` claims it (refused with
+:class:`~akgentic.team.errors.TeamOwnedError` while another live process
+holds it; granted at once when the holder died), and every write of the team
+carries the claim's epoch, so a manager whose claim was taken over cannot
+write again: its next write raises
+:class:`~akgentic.team.errors.TeamClaimLostError`, the team is stopped
+without writing, and ``stop_team`` re-raises that error. ``stop_team`` of a
+team another process runs asks that owner to stop (by the signal its owner
+record names) and waits, or says why it cannot; it never rewrites the record
+of a live owner.
 
 Operations on one team are serialised; operations on different teams run in
-parallel.
+parallel. Team ids may be given as ``UUID`` or as their string form.
 
 A manager reads plugins through one :class:`~akgentic.plugins.PluginRegistry`
 (``registry=``, default: the process-wide one): cards it loads
@@ -39,9 +52,15 @@ from akgentic.core.actor_system import ActorSystem
 from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.team.card import TeamCard
-from akgentic.team.errors import TeamNotFoundError, TeamStateError
-from akgentic.team.factory import TeamFactory
-from akgentic.team.models import Process, TeamStatus, validate_metadata
+from akgentic.team.errors import (
+    EventLogUnreadableError,
+    TeamClaimLostError,
+    TeamNotFoundError,
+    TeamStateError,
+)
+from akgentic.team.factory import TeamFactory, stop_orchestrator
+from akgentic.team.models import Process, TeamOwner, TeamStatus, validate_metadata
+from akgentic.team.ownership import TeamId, as_team_id, stop_elsewhere
 from akgentic.team.restorer import TeamRestorer
 from akgentic.team.runtime import TeamRuntime
 from akgentic.team.services import NullServiceRegistry, ServiceRegistry
@@ -52,7 +71,7 @@ from akgentic.team.subscribers.persistence import PersistenceSubscriber
 if TYPE_CHECKING:
     from akgentic.plugins import PluginRegistry
 
-__all__ = ["STOP_GRACE", "TeamManager"]
+__all__ = ["STOP_GRACE", "TeamId", "TeamManager", "as_team_id"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,9 +93,12 @@ def _with_registry(
 
     return run
 
-
 #: Seconds a team is given to stop before its orchestrator forces the end.
 STOP_GRACE = 30.0
+#: Seconds ``stop_team`` waits for another process to give up a team it asked to stop.
+REMOTE_STOP_WAIT = STOP_GRACE + 15.0
+
+ClaimLostHandler = Callable[[UUID, TeamClaimLostError], None]
 
 
 class TeamManager:
@@ -91,8 +113,17 @@ class TeamManager:
         instance_id: UUID | None = None,
         *,
         idle_delay: float | None = None,
+        stop_signal: int | None = None,
+        on_claim_lost: ClaimLostHandler | None = None,
         registry: PluginRegistry | None = None,
     ) -> None:
+        """Set up the manager; it claims teams as :attr:`owner`.
+
+        ``stop_signal`` is the signal on which this process stops its teams
+        cleanly; it is recorded in the owner, so ``stop_team`` in another
+        process can ask. ``on_claim_lost`` is called (from a store writer
+        thread) when another owner took one of this manager's teams over.
+        """
         self._registry = registry
         self.actor_system = actor_system
         self.event_store = event_store
@@ -100,6 +131,10 @@ class TeamManager:
         self.subscribers: list[EventSubscriber] = list(subscribers or ())
         self.instance_id = instance_id or uuid4()
         self.idle_delay = idle_delay
+        self.owner = TeamOwner.current(self.instance_id, stop_signal)
+        self.on_claim_lost = on_claim_lost
+        self._epochs: dict[UUID, int] = {}
+        self._lost: dict[UUID, TeamClaimLostError] = {}
         self._runtimes: dict[UUID, TeamRuntime] = {}
         self._persistence: dict[UUID, PersistenceSubscriber] = {}
         self._idle: dict[UUID, IdleStopSubscriber] = {}
@@ -151,11 +186,53 @@ class TeamManager:
         return process
 
     def _team_subscribers(
-        self, team_id: UUID, initial_sequence: int
+        self, team_id: UUID, initial_sequence: int, epoch: int
     ) -> tuple[PersistenceSubscriber, IdleStopSubscriber, list[EventSubscriber]]:
-        persistence = PersistenceSubscriber(team_id, self.event_store, initial_sequence)
+        persistence = PersistenceSubscriber(
+            team_id,
+            self.event_store,
+            initial_sequence,
+            epoch=epoch,
+            on_failure=self._write_failed,
+        )
         idle = IdleStopSubscriber(self, team_id, self.idle_delay)
         return persistence, idle, [persistence, idle, *self.subscribers]
+
+    def _write_failed(self, team_id: UUID, error: BaseException) -> None:
+        """A team's persistence stopped: when its claim was lost, stop it without writing."""
+        if not isinstance(error, TeamClaimLostError):
+            return
+        with self._guard:
+            if team_id in self._lost:
+                return
+            self._lost[team_id] = error
+            runtime = self._runtimes.get(team_id)
+        logger.error("%s", error)
+        if runtime is not None:
+            threading.Thread(
+                target=stop_orchestrator,
+                args=(self.actor_system, runtime.orchestrator_addr, 5.0),
+                name=f"akgentic-claim-lost-{team_id}",
+                daemon=True,
+            ).start()
+        if self.on_claim_lost is not None:
+            self.on_claim_lost(team_id, error)
+
+    def claim_lost(self, team_id: TeamId) -> TeamClaimLostError | None:
+        """The error that ended this manager's claim on a team, if it was taken over."""
+        with self._guard:
+            return self._lost.get(as_team_id(team_id))
+
+    def _discard(self, team_id: UUID, persistence: PersistenceSubscriber) -> None:
+        """Undo a team whose creation failed: its record, events and claim."""
+        try:
+            persistence.close()
+        except Exception as exc:
+            logger.debug("discarding team %s: %s", team_id, exc)
+        try:
+            self.event_store.delete_team(team_id)
+        finally:
+            self.event_store.release_team(team_id)
 
     def _track(
         self,
@@ -172,23 +249,24 @@ class TeamManager:
         with self._guard:
             self._persistence.pop(team_id, None)
             self._idle.pop(team_id, None)
+            self._epochs.pop(team_id, None)
             return self._runtimes.pop(team_id, None)
 
     # -- queries ------------------------------------------------------------
     @_with_registry
-    def get_team(self, team_id: UUID) -> Process | None:
+    def get_team(self, team_id: TeamId) -> Process | None:
         """The team record, or ``None``."""
-        return self.event_store.load_team(team_id)
+        return self.event_store.load_team(as_team_id(team_id))
 
-    def get_runtime(self, team_id: UUID) -> TeamRuntime | None:
+    def get_runtime(self, team_id: TeamId) -> TeamRuntime | None:
         """The runtime of a team running in this manager, or ``None``."""
         with self._guard:
-            return self._runtimes.get(team_id)
+            return self._runtimes.get(as_team_id(team_id))
 
-    def get_persistence(self, team_id: UUID) -> PersistenceSubscriber | None:
+    def get_persistence(self, team_id: TeamId) -> PersistenceSubscriber | None:
         """The persistence subscriber of a team running in this manager (to ``flush`` it)."""
         with self._guard:
-            return self._persistence.get(team_id)
+            return self._persistence.get(as_team_id(team_id))
 
     @_with_registry
     def list_teams(
@@ -207,7 +285,7 @@ class TeamManager:
         team_card: TeamCard,
         user_id: str = "cli",
         user_email: str = "",
-        team_id: UUID | None = None,
+        team_id: TeamId | None = None,
         *,
         metadata: Any = None,
     ) -> TeamRuntime:
@@ -215,20 +293,30 @@ class TeamManager:
 
         ``metadata`` is validated against ``team_card.metadata_type`` before
         anything is built (``ValueError`` when the card declares none,
-        ``pydantic.ValidationError`` when it does not validate).
+        ``pydantic.ValidationError`` when it does not validate). Creation is
+        all or nothing: the record is inserted already claimed by this
+        manager, and when building fails the record and every event written
+        meanwhile are deleted again.
         """
         value = validate_metadata(team_card, metadata)
-        team_id = team_id or uuid4()
-        with self._lock(team_id):
-            if self.event_store.load_team(team_id) is not None:
-                raise TeamStateError(team_id, "exists", f"team {team_id} already exists")
-            persistence, idle, subscribers = self._team_subscribers(team_id, 0)
+        uid = uuid4() if team_id is None else as_team_id(team_id)
+        with self._lock(uid):
+            record = Process(
+                team_id=uid,
+                team_card=team_card,
+                status=TeamStatus.RUNNING,
+                user_id=user_id,
+                user_email=user_email,
+                metadata=value,
+            )
+            claimed = self.event_store.claim_team(uid, self.owner, create=record)
+            persistence, idle, subscribers = self._team_subscribers(uid, 0, claimed.epoch)
             try:
                 runtime = TeamFactory.build(
                     team_card,
                     self.actor_system,
                     subscribers,
-                    team_id,
+                    uid,
                     user_id=user_id,
                     user_email=user_email,
                     metadata=value,
@@ -236,133 +324,194 @@ class TeamManager:
                 )
             except BaseException:
                 idle.close()
-                persistence.close()
+                self._discard(uid, persistence)
                 raise
             self._track(runtime, persistence, idle)
-            process = Process(
-                team_id=team_id,
-                team_card=team_card,
-                status=TeamStatus.RUNNING,
-                user_id=user_id,
-                user_email=user_email,
-                metadata=value,
-            )
-            self.event_store.save_team(process)
-            self.service_registry.register_team(self.instance_id, team_id)
+            with self._guard:
+                self._epochs[uid] = claimed.epoch
+            self.service_registry.register_team(self.instance_id, uid)
             return runtime
 
     @_with_registry
-    def stop_team(self, team_id: UUID) -> None:
+    def stop_team(self, team_id: TeamId) -> None:
         """Stop a running team and record it as stopped; stopping a stopped team does nothing.
 
-        A team recorded as running that this manager does not run (its process
-        died) is simply recorded as stopped, which makes it resumable.
+        A team this manager runs is stopped here. A team another live process
+        owns is asked to stop through the signal its owner record names, and
+        this call waits until that owner let it go (``TeamOwnedError`` when it
+        cannot be asked, or did not stop in time). A team recorded as running
+        whose owner is gone (its process died) is claimed and recorded as
+        stopped, which makes it resumable. Raises ``TeamClaimLostError`` when
+        this manager's claim was taken over meanwhile (nothing is written).
         """
-        with self._lock(team_id):
-            process = self._require(team_id)
-            if process.status == TeamStatus.STOPPED:
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            process = self._require(uid)
+            runtime = self.get_runtime(uid)
+            if runtime is None:
+                if process.status == TeamStatus.STOPPED:
+                    return
+                if process.status == TeamStatus.DELETED:
+                    raise TeamStateError(uid, process.status, f"team {uid} is deleted")
+                self._stop_elsewhere(process)
                 return
-            if process.status == TeamStatus.DELETED:
-                raise TeamStateError(team_id, process.status, f"team {team_id} is deleted")
-            runtime = self.get_runtime(team_id)
-            if runtime is not None:
-                orch: Orchestrator = self.actor_system.proxy_ask(
-                    runtime.orchestrator_addr, Orchestrator, STOP_GRACE
-                )
+            self._stop_here(uid, runtime)
+
+    def _stop_here(self, team_id: UUID, runtime: TeamRuntime) -> None:
+        failure: BaseException | None = None
+        try:
+            orch: Orchestrator = self.actor_system.proxy_ask(
+                runtime.orchestrator_addr, Orchestrator, STOP_GRACE
+            )
+            try:
+                event = orch.stop(STOP_GRACE)
+                if not event.wait(STOP_GRACE + 5.0):
+                    logger.warning("team %s did not confirm its stop in time", team_id)
+            except Exception:
+                if runtime.orchestrator_addr.is_alive():
+                    raise
+                # Already down (stopped through pykka, idle-stopped or claim lost concurrently).
+            persistence = self.get_persistence(team_id)
+            if persistence is not None:
                 try:
-                    event = orch.stop(STOP_GRACE)
-                    if not event.wait(STOP_GRACE + 5.0):
-                        logger.warning("team %s did not confirm its stop in time", team_id)
-                except Exception:
-                    if runtime.orchestrator_addr.is_alive():
-                        raise
-                    # Already down (stopped through pykka, or idle-stopped concurrently).
-                persistence = self.get_persistence(team_id)
-                if persistence is not None:
                     persistence.close()
+                except Exception as exc:
+                    failure = exc
+            lost = self.claim_lost(team_id)
+            if lost is not None:
+                failure = lost
             else:
-                logger.warning(
-                    "team %s is recorded as running but does not run here: marking it stopped",
-                    team_id,
-                )
+                with self._guard:
+                    epoch = self._epochs.get(team_id)
+                process = self._require(team_id)
+                self.event_store.save_team(process.with_status(TeamStatus.STOPPED), epoch=epoch)
+        finally:
             idle = self._idle.get(team_id)
             if idle is not None:
                 idle.close()
-            self.event_store.save_team(process.with_status(TeamStatus.STOPPED))
+            self.event_store.release_team(team_id)
             self.service_registry.deregister_team(self.instance_id, team_id)
             self._untrack(team_id)
+        if failure is not None:
+            raise failure
+
+    def _stop_elsewhere(self, process: Process) -> None:
+        """Stop a team this manager does not run: ask its live owner, or fence out a dead one."""
+        stop_elsewhere(self.event_store, self.owner, process, REMOTE_STOP_WAIT)
 
     @_with_registry
-    def resume_team(self, team_id: UUID) -> TeamRuntime:
-        """Rebuild a stopped team from its log and record it as running again.
+    def resume_team(self, team_id: TeamId) -> TeamRuntime:
+        """Rebuild a team from its log, claim it and record it as running again.
 
-        New events continue the stored sequence. Raises ``TeamNotFoundError``
-        for an unknown team and ``TeamStateError`` unless the team is stopped.
+        A stopped team resumes; so does one recorded as running whose owner
+        died (crash recovery, at once). New events continue the stored
+        sequence. Raises ``TeamNotFoundError`` for an unknown team,
+        ``TeamOwnedError`` while a live process runs it, ``TeamStateError``
+        when this manager runs it already or it is deleted, and
+        ``EventLogUnreadableError`` when its log holds nothing to rebuild from.
         """
-        with self._lock(team_id):
-            process = self._require(team_id)
-            if process.status != TeamStatus.STOPPED:
-                hint = (
-                    " (if the process that ran it is gone, stop it first to mark it stopped)"
-                    if process.status == TeamStatus.RUNNING
-                    else ""
-                )
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            process = self._require(uid)
+            if self.get_runtime(uid) is not None:
                 raise TeamStateError(
-                    team_id,
+                    uid,
                     process.status,
-                    f"team {team_id} is {process.status}, only a stopped team can be resumed"
-                    + hint,
+                    f"team {uid} is running in this manager; only a stopped team can be resumed",
                 )
-            max_sequence = self.event_store.get_max_sequence(team_id)
-            persistence, idle, subscribers = self._team_subscribers(team_id, max_sequence)
-            for subscriber in subscribers:
-                _set_restoring(subscriber, team_id, True)
+            if process.status == TeamStatus.DELETED:
+                raise TeamStateError(uid, process.status, f"team {uid} is deleted")
+            self._resumable_log(uid)  # refused before the claim, so nothing is written
+            claimed = self.event_store.claim_team(uid, self.owner)
             try:
-                runtime = TeamRestorer(self.actor_system, self.event_store, self._registry).restore(
-                    process, subscribers
-                )
+                runtime = self._restore(claimed)
             except BaseException:
-                idle.close()
-                persistence.close()
+                self.event_store.release_team(uid)
                 raise
-            finally:
-                for subscriber in subscribers:
-                    _set_restoring(subscriber, team_id, False)
-            self._track(runtime, persistence, idle)
-            self.event_store.save_team(process.with_status(TeamStatus.RUNNING))
-            self.service_registry.register_team(self.instance_id, team_id)
+            self.service_registry.register_team(self.instance_id, uid)
             return runtime
 
-    @_with_registry
-    def delete_team(self, team_id: UUID) -> None:
-        """Delete a stopped team: its record, events and states."""
-        with self._lock(team_id):
-            process = self._require(team_id)
-            if process.status != TeamStatus.STOPPED:
-                raise TeamStateError(
-                    team_id,
-                    process.status,
-                    f"team {team_id} is {process.status}, only a stopped team can be deleted "
-                    "(stop it first)",
-                )
-            self.event_store.delete_team(team_id)
-            self.service_registry.deregister_team(self.instance_id, team_id)
+    def _resumable_log(self, team_id: UUID) -> int:
+        """The log's highest sequence; an empty log has nothing to resume from."""
+        max_sequence = self.event_store.get_max_sequence(team_id)
+        if max_sequence == 0:
+            raise EventLogUnreadableError(
+                f"team {team_id} has an empty event log, so there is nothing to resume it "
+                f"from; delete it (`akgentic team delete {team_id}` once stopped) and create "
+                "it again"
+            )
+        return max_sequence
+
+    def _restore(self, claimed: Process) -> TeamRuntime:
+        uid = claimed.team_id
+        max_sequence = self._resumable_log(uid)
+        if claimed.status == TeamStatus.RUNNING:
+            logger.warning("team %s was recorded as running by an owner that is gone", uid)
+        persistence, idle, subscribers = self._team_subscribers(uid, max_sequence, claimed.epoch)
+        for subscriber in subscribers:
+            _set_restoring(subscriber, uid, True)
+        try:
+            runtime = TeamRestorer(self.actor_system, self.event_store, self._registry).restore(
+                claimed, subscribers
+            )
+        except BaseException:
+            idle.close()
+            persistence.close()
+            raise
+        finally:
+            for subscriber in subscribers:
+                _set_restoring(subscriber, uid, False)
+        self._track(runtime, persistence, idle)
         with self._guard:
-            self._locks.pop(team_id, None)
+            self._epochs[uid] = claimed.epoch
+        try:
+            self.event_store.save_team(claimed.with_status(TeamStatus.RUNNING), epoch=claimed.epoch)
+        except BaseException:
+            stop_orchestrator(self.actor_system, runtime.orchestrator_addr, grace=5.0)
+            idle.close()
+            self._untrack(uid)
+            raise
+        return runtime
 
     @_with_registry
-    def update_team_metadata(self, team_id: UUID, metadata: Any) -> Process:
+    def delete_team(self, team_id: TeamId) -> None:
+        """Delete a stopped team: its record, events and states (claimed while deleting)."""
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            process = self._require(uid)
+            if process.status != TeamStatus.STOPPED:
+                raise TeamStateError(
+                    uid,
+                    process.status,
+                    f"team {uid} is {process.status}, only a stopped team can be deleted "
+                    "(stop it first)",
+                )
+            self.event_store.claim_team(uid, self.owner)
+            try:
+                self.event_store.delete_team(uid)
+            finally:
+                self.event_store.release_team(uid)
+            self.service_registry.deregister_team(self.instance_id, uid)
+        with self._guard:
+            self._locks.pop(uid, None)
+
+    @_with_registry
+    def update_team_metadata(self, team_id: TeamId, metadata: Any) -> Process:
         """Replace a team's metadata (never merged; ``None`` clears) and return the record.
 
         The value is validated against the ``metadata_type`` of the card the
         team was created with; nothing is written when it fails.
         """
+        team_id = as_team_id(team_id)
         with self._lock(team_id):
             process = self._require(team_id)
             if process.status == TeamStatus.DELETED:
                 raise TeamStateError(team_id, process.status, f"team {team_id} is deleted")
             updated = process.with_metadata(metadata)
-            self.event_store.save_team(updated)
+            # Fenced by the epoch just read: a claim made meanwhile wins and this write fails.
+            with self._guard:
+                epoch = self._epochs.get(team_id, process.epoch)
+            self.event_store.save_team(updated, epoch=epoch)
             runtime = self.get_runtime(team_id)
             if runtime is not None:
                 runtime._orchestrator_tell.set_metadata(updated.metadata)
@@ -375,6 +524,8 @@ class TeamManager:
         for team_id in team_ids:
             try:
                 self.stop_team(team_id)
+            except TeamClaimLostError as exc:
+                logger.warning("%s", exc)
             except Exception:
                 logger.exception("stopping team %s failed", team_id)
 

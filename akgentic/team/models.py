@@ -1,8 +1,9 @@
 """Persistence models of the team layer: the team record, stored events and state snapshots.
 
 * :class:`Process` is one team's record: its card (kept as a reference of what
-  the team was asked to be), status, owner, timestamps and typed business
-  metadata with the index entries derived from it.
+  the team was asked to be), status, user, timestamps, typed business
+  metadata with the index entries derived from it, and the claim: the
+  :class:`TeamOwner` process running it and the claim's ``epoch``.
 * :class:`PersistedEvent` is one entry of a team's append-only event log,
   numbered by a gap-free per-team ``sequence`` starting at 1.
 * :class:`AgentStateSnapshot` is the latest state of one agent (upserted, never
@@ -15,12 +16,14 @@ message subclass and a snapshot as the same state subclass.
 
 from __future__ import annotations
 
+import os
+import socket
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Self
 from uuid import UUID
 
-from pydantic import ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.message import Message
@@ -36,6 +39,7 @@ __all__ = [
     "AgentStateSnapshot",
     "PersistedEvent",
     "Process",
+    "TeamOwner",
     "TeamStatus",
     "utc_now",
     "validate_metadata",
@@ -86,12 +90,62 @@ def validate_metadata(team_card: TeamCard, metadata: Any) -> SerializableBaseMod
     )
 
 
+class TeamOwner(BaseModel):
+    """Who claimed a team: one ``TeamManager`` in one process on one host.
+
+    ``stop_signal`` is the signal on which the owning process stops its teams
+    cleanly (the ``akgentic`` command line records ``SIGTERM``); ``None`` means
+    the owner cannot be asked to stop from outside (an application embedding a
+    manager stops its teams through its own API).
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    host: str
+    pid: int
+    instance: str
+    stop_signal: int | None = None
+
+    @classmethod
+    def current(cls, instance: UUID | str, stop_signal: int | None = None) -> TeamOwner:
+        """The owner describing this process and the manager ``instance``."""
+        return cls(
+            host=socket.gethostname(),
+            pid=os.getpid(),
+            instance=str(instance),
+            stop_signal=stop_signal,
+        )
+
+    @property
+    def on_this_host(self) -> bool:
+        """Whether the owner runs on the machine this code runs on."""
+        return self.host == socket.gethostname()
+
+    def process_alive(self) -> bool | None:
+        """Whether the owning process exists: ``None`` when it runs on another host."""
+        if not self.on_this_host:
+            return None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def describe(self) -> str:
+        """``process 1234 on host-name`` (for messages)."""
+        return f"process {self.pid} on {self.host}"
+
+
 class Process(SerializableBaseModel):
     """The persisted record of one team.
 
     ``metadata`` is validated against ``team_card.metadata_type`` and
     ``metadata_indexes`` is always derived from it (a caller-supplied value is
-    ignored); stores derive it again on every write. Change a record with
+    ignored); stores derive it again on every write. ``owner`` and ``epoch``
+    are the current claim: a store's ``claim_team`` bumps ``epoch`` and sets
+    ``owner``; writes that carry an older epoch are refused. Change a record with
     :meth:`with_status` / :meth:`with_metadata`, which re-validate, rather than
     by mutating it.
     """
@@ -107,6 +161,8 @@ class Process(SerializableBaseModel):
     updated_at: datetime = Field(default_factory=utc_now)
     metadata: SerializableBaseModel | None = None
     metadata_indexes: list[str] = Field(default_factory=list)
+    owner: TeamOwner | None = None
+    epoch: int = Field(default=0, ge=0)
 
     @model_validator(mode="before")
     @classmethod

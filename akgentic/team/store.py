@@ -11,6 +11,15 @@ A store keeps three things per team, all keyed by ``team_id``:
   (:class:`~akgentic.team.models.AgentStateSnapshot`), upserted per
   ``(team_id, agent_id)``.
 
+Ownership: a team is run by one owner at a time. :meth:`EventStore.claim_team`
+takes the team for an owner by compare-and-set: it refuses while a live owner
+holds it (a lock tied to the owner's process or session, so a killed owner is
+seen as gone at once) and otherwise bumps the record's ``epoch``. Every write
+given ``epoch=`` is made only if the record still holds that epoch, checked in
+the same transaction as the write; otherwise it raises
+:class:`~akgentic.team.errors.TeamClaimLostError` and changes nothing. Writes
+without ``epoch`` are not fenced (tools, tests, the contract's own fixtures).
+
 Every write that returns is *acknowledged*: a process killed right after it (even
 with SIGKILL) finds the write when the store is reopened, and the store is
 never left unreadable. Stores must be safe to call from several threads at once
@@ -26,7 +35,13 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 from uuid import UUID
 
-from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+from akgentic.team.models import (
+    AgentStateSnapshot,
+    PersistedEvent,
+    Process,
+    TeamOwner,
+    TeamStatus,
+)
 
 __all__ = ["BatchEventStore", "EventStore"]
 
@@ -35,8 +50,11 @@ __all__ = ["BatchEventStore", "EventStore"]
 class EventStore(Protocol):
     """Storage of team records, event logs and agent state snapshots."""
 
-    def save_event(self, event: PersistedEvent) -> None:
-        """Append one event; a duplicate ``(team_id, sequence)`` raises ``DuplicateEventError``."""
+    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
+        """Append one event; a duplicate ``(team_id, sequence)`` raises ``DuplicateEventError``.
+
+        With ``epoch``, only while the team record holds that epoch.
+        """
         ...
 
     def load_events(self, team_id: UUID) -> list[PersistedEvent]:
@@ -47,8 +65,12 @@ class EventStore(Protocol):
         """The highest stored sequence of a team, ``0`` when its log is empty."""
         ...
 
-    def save_team(self, process: Process) -> None:
-        """Insert or replace the team record (its metadata index is derived again)."""
+    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
+        """Insert or replace the team record (its metadata index is derived again).
+
+        With ``epoch``, only while the stored record holds that epoch (the
+        record written keeps it).
+        """
         ...
 
     def load_team(self, team_id: UUID) -> Process | None:
@@ -62,8 +84,8 @@ class EventStore(Protocol):
         """
         ...
 
-    def save_agent_state(self, snapshot: AgentStateSnapshot) -> None:
-        """Insert or replace the state snapshot of ``(team_id, agent_id)``."""
+    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
+        """Insert or replace the state snapshot of ``(team_id, agent_id)`` (fenced by ``epoch``)."""
         ...
 
     def load_agent_states(self, team_id: UUID) -> list[AgentStateSnapshot]:
@@ -85,8 +107,38 @@ class EventStore(Protocol):
         """
         ...
 
+    def claim_team(
+        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
+    ) -> Process:
+        """Claim a team for ``owner``; returns the record as claimed (new ``epoch`` and owner).
+
+        With ``create``, the record is inserted with epoch 1 (``TeamStateError``
+        if the team exists); otherwise the record must exist
+        (``TeamNotFoundError``) and its epoch is bumped. A team held by a live
+        owner raises :class:`~akgentic.team.errors.TeamOwnedError`. The claim
+        stays held until :meth:`release_team`, :meth:`close` or the end of
+        the process.
+        """
+        ...
+
+    def release_team(self, team_id: UUID) -> None:
+        """Drop this store's hold on a team it claimed (idempotent; the record is not written)."""
+        ...
+
+    def claim_held(self, team_id: UUID) -> bool:
+        """Whether a live owner (through this store object or any other) holds the team."""
+        ...
+
+    def stored_team_ids(self) -> set[UUID]:
+        """Every team id with a record, an event or an agent state (orphans included)."""
+        ...
+
+    def check_integrity(self) -> list[str]:
+        """The storage's own consistency check; each problem found as one line (``[]``: sound)."""
+        ...
+
     def close(self) -> None:
-        """Release connections and file handles; the store is unusable afterwards."""
+        """Release connections, file handles and claims; the store is unusable afterwards."""
         ...
 
 
@@ -99,6 +151,6 @@ class BatchEventStore(EventStore, Protocol):
     stored or none is (a duplicate sequence rejects the whole batch).
     """
 
-    def save_events(self, events: Sequence[PersistedEvent]) -> None:
-        """Append ``events`` atomically, in order."""
+    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
+        """Append ``events`` atomically, in order (with ``epoch``: all of one team, fenced)."""
         ...

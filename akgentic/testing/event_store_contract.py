@@ -22,206 +22,67 @@ store in a child process too. The class gives a ``store`` fixture (opened from
 ``store_url``, closed afterwards) and :meth:`open_store` for a second handle on
 the same storage. Set ``supports_crash_test = False`` for a store that keeps
 nothing after its process dies (an in-memory test double).
+
+Besides storage, the kit checks ownership: creating a team by claim, a held
+claim refusing every other handle until released, writes under an older epoch
+refused without effect, fenced appends refused for a team without a record
+(no orphans), several handles racing to claim one team (exactly one wins,
+``claim_race_rounds`` times), and a claim held by a SIGKILLed process being
+free at once. ``stored_team_ids`` and ``check_integrity`` are checked too.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
 import pytest
-from pydantic import Field
 
-from akgentic.core.actor_address import ActorAddressProxy
-from akgentic.core.agent_card import AgentCard
-from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.messages import (
     ClosedNotification,
-    ErrorMessage,
     EventMessage,
-    Message,
-    ProcessedMessage,
-    ReceivedMessage,
-    ResultMessage,
     SentMessage,
-    StartMessage,
-    StopMessage,
-    TeamStoppingEvent,
     UserMessage,
 )
-from akgentic.team.card import TeamCard, TeamCardMember
 from akgentic.team.errors import DuplicateEventError
-from akgentic.team.messages import WelcomeMessage
-from akgentic.team.metadata import TeamMetadata
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
 from akgentic.team.store import EventStore
+from akgentic.testing.event_store_fixtures import (
+    HOSTILE_VALUES,
+    ContractMetadata,
+    ContractState,
+    contract_card,
+    contract_event,
+    contract_messages,
+    contract_process,
+    resolve_opener,
+)
+from akgentic.testing.event_store_ownership import OwnershipContract, contract_owner
 
 __all__ = [
+    "HOSTILE_VALUES",
     "ContractMetadata",
     "ContractState",
     "EventStoreContract",
     "contract_card",
     "contract_event",
     "contract_messages",
+    "contract_owner",
     "contract_process",
 ]
-
-HOSTILE_VALUES: tuple[str, ...] = (
-    "o'brien",
-    'say "hello"',
-    "acme|contoso",
-    "trailing|",
-    "back\\slash",
-    "back\\|pipe",
-    "100%",
-    "%",
-    "a_c",
-    "_",
-    "*",
-    "x' OR '1'='1",
-    "'; DROP TABLE teams; --",
-    '") OR 1=1 --',
-    "line\nbreak",
-    "tab\tand unicode \u00e9\u6f22\U0001f600",
-    "",
-    "z" * 10_000,
-)
-"""Metadata values that must each match only themselves (and not ``abc``, ``plain``...)."""
-
-
-class ContractState(BaseState):
-    """A custom state class, to check that snapshots come back as their subclass."""
-
-    counter: int = 0
-    notes: list[str] = Field(default_factory=list)
-    extra: dict[str, Any] = Field(default_factory=dict)
-
-
-class ContractMetadata(TeamMetadata):
-    """Team metadata used by the contract: indexed fields of several types."""
-
-    tenant: str = Field(json_schema_extra={"indexed": True})
-    case_ref: str | None = Field(None, json_schema_extra={"indexed": True})
-    channel: str | None = Field(None, json_schema_extra={"indexed": True})
-    priority: int | None = Field(None, json_schema_extra={"indexed": True})
-    urgent: bool | None = Field(None, json_schema_extra={"indexed": True})
-    notes: str = ""
-
-
-def contract_card() -> TeamCard:
-    """A small team card declaring :class:`ContractMetadata`."""
-    entry = AgentCard(
-        agent_class="akgentic.core.user_proxy.UserProxy",
-        description="Team entry point",
-        config=BaseConfig(name="@Entry", role="Entry"),
-    )
-    worker = AgentCard(
-        agent_class="akgentic.core.agent.Akgent",
-        description="Does the work",
-        skills=["work"],
-        config=BaseConfig(name="@Worker", role="Worker"),
-    )
-    return TeamCard(
-        name="contract-team",
-        description="Team used by the event store contract",
-        entry_point=TeamCardMember(card=entry),
-        members=[TeamCardMember(card=worker)],
-        message_types=[UserMessage],
-        metadata_type=ContractMetadata,
-        welcome_message="hello",
-    )
-
-
-def contract_process(
-    team_id: UUID | None = None,
-    *,
-    user_id: str = "alice",
-    status: TeamStatus = TeamStatus.RUNNING,
-    metadata: ContractMetadata | None = None,
-    created_at: datetime | None = None,
-) -> Process:
-    """A team record for the contract card."""
-    now = created_at or datetime.now(UTC)
-    return Process(
-        team_id=team_id or uuid4(),
-        team_card=contract_card(),
-        status=status,
-        user_id=user_id,
-        user_email=f"{user_id}@example.org",
-        created_at=now,
-        updated_at=now,
-        metadata=metadata,
-    )
-
-
-def _address(team_id: UUID, name: str, role: str) -> ActorAddressProxy:
-    return ActorAddressProxy(
-        {
-            "__actor_address__": True,
-            "__actor_type__": "akgentic.core.agent.Akgent",
-            "agent_id": str(uuid4()),
-            "name": name,
-            "role": role,
-            "team_id": str(team_id),
-            "squad_id": "",
-            "is_user_proxy": False,
-        }
-    )
-
-
-def contract_messages(team_id: UUID) -> list[Message]:
-    """One of each kind of core message, stamped for ``team_id``."""
-    orchestrator = _address(team_id, "@Orchestrator", "Orchestrator")
-    worker = _address(team_id, "@Worker", "Worker")
-    question = UserMessage(content="What is 6 x 7?").init(worker, team_id)
-    messages: list[Message] = [
-        StartMessage(config=BaseConfig(role="Orchestrator", name="@Orchestrator")),
-        StartMessage(config=BaseConfig(name="@Worker", role="Worker"), parent=orchestrator),
-        WelcomeMessage(content="Team ready."),
-        SentMessage(message=question, recipient=worker),
-        ReceivedMessage(message_id=question.id),
-        ResultMessage(content="42"),
-        ProcessedMessage(message_id=question.id),
-        ErrorMessage(content="boom", traceback="Traceback ...", current_message=question),
-        EventMessage(event=ClosedNotification(message_id=question.id)),
-        EventMessage(event=TeamStoppingEvent()),
-        StopMessage(),
-    ]
-    for message in messages:
-        message.init(worker if message is not messages[0] else orchestrator, team_id)
-    return messages
-
-
-def contract_event(team_id: UUID, sequence: int, content: str | None = None) -> PersistedEvent:
-    """A stored user message with the given sequence."""
-    message = UserMessage(content=content if content is not None else f"message {sequence}")
-    message.init(None, team_id)
-    return PersistedEvent(team_id=team_id, sequence=sequence, event=message)
-
-
-def _resolve_opener(path: str) -> Callable[[str], EventStore]:
-    module_name, _, attribute = path.partition(":")
-    target: Any = importlib.import_module(module_name)
-    for part in attribute.split("."):
-        target = getattr(target, part)
-    if not callable(target):
-        raise TypeError(f"opener {path!r} is not callable")
-    opener: Callable[[str], EventStore] = target
-    return opener
 
 
 def crash_child(opener: str, url: str, team_id: str) -> None:
     """Child process of the crash test: append forever, printing each acknowledged sequence."""
-    store = _resolve_opener(opener)(url)
+    store = resolve_opener(opener)(url)
     team = UUID(team_id)
     process = contract_process(team, metadata=ContractMetadata(tenant="crash"))
     store.save_team(process)
@@ -239,7 +100,7 @@ def crash_child(opener: str, url: str, team_id: str) -> None:
         print(sequence, flush=True)
 
 
-class EventStoreContract:
+class EventStoreContract(OwnershipContract):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 
     opener: ClassVar[str] = "akgentic.team.urls:open_event_store"
@@ -269,7 +130,7 @@ class EventStoreContract:
 
     def open_store(self, url: str) -> EventStore:
         """Open another handle on the storage at ``url`` (through :attr:`opener`)."""
-        return _resolve_opener(self.opener)(url)
+        return resolve_opener(self.opener)(url)
 
     # -- teams ------------------------------------------------------------
     def test_store_satisfies_the_event_store_protocol(self, store: EventStore) -> None:

@@ -45,6 +45,14 @@ def test_the_create_stop_resume_and_delete_scripts_chain_on_one_store(
     assert run(examples_dir, "delete_team.py", team_id, url, cwd=tmp_path).strip() == "deleted"
 
 
+@pytest.mark.parametrize("store", STORES)
+def test_the_one_owner_example_refuses_the_second_manager_until_the_first_stops(
+    store: str, examples_dir: Path, tmp_path: Path
+) -> None:
+    out = run(examples_dir, "one_owner.py", store.format(tmp=tmp_path), cwd=tmp_path)
+    assert out.splitlines() == ["refused: True", "epoch: 2"]
+
+
 def test_the_yaml_card_runs_with_the_cli(examples_dir: Path, tmp_path: Path) -> None:
     result = subprocess.run(
         [

@@ -222,3 +222,47 @@ def test_a_closed_yaml_store_says_so(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(EventStoreError, match="closed"):
         store.load_events(uuid4())
+
+
+def test_the_yaml_integrity_scan_names_stray_entries_and_broken_log_lines(tmp_path: Path) -> None:
+    from uuid import uuid4
+
+    from akgentic.testing.event_store_contract import contract_event, contract_process
+
+    with YamlEventStore(tmp_path / "teams") as store:
+        process = contract_process()
+        store.save_team(process)
+        for sequence in (1, 2, 3):
+            store.save_event(contract_event(process.team_id, sequence))
+        assert store.check_integrity() == []
+        (tmp_path / "teams" / "notes.txt").write_text("not a team")
+        log = tmp_path / "teams" / str(process.team_id) / "events.yaml"
+        lines = log.read_bytes().splitlines(keepends=True)
+        log.write_bytes(lines[0] + b"- {not json\n" + b"".join(lines[2:]))
+        problems = store.check_integrity()
+        assert any("notes.txt" in p and "not a team directory" in p for p in problems)
+        assert any("record 2 is not valid" in p for p in problems)
+        assert uuid4() not in store.stored_team_ids()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "yaml"])
+def test_a_claim_is_a_lock_file_removed_with_its_team(kind: str, tmp_path: Path) -> None:
+    from akgentic.team.models import TeamOwner
+    from akgentic.testing.event_store_contract import contract_process
+
+    if kind == "sqlite":
+        store: SqliteEventStore | YamlEventStore = SqliteEventStore(tmp_path / "a.db")
+        lock_dir = tmp_path / "a.db.owners"
+    else:
+        store = YamlEventStore(tmp_path / "teams")
+        lock_dir = tmp_path / "teams" / ".owners"
+    with store:
+        process = contract_process()
+        claimed = store.claim_team(process.team_id, TeamOwner.current("t"), create=process)
+        lock = lock_dir / f"{process.team_id}.lock"
+        assert lock.is_file() and claimed.epoch == 1
+        assert [p.team_id for p in store.list_teams()] == [process.team_id]
+        store.delete_team(process.team_id)
+        store.release_team(process.team_id)
+        assert not lock.exists()
+        assert not store.claim_held(process.team_id)

@@ -124,25 +124,31 @@ def test_metadata_failing_validation_is_refused_before_anything_is_written(
     assert not db(tmp_path).exists()
 
 
-def test_resuming_or_deleting_a_running_team_is_refused_and_changes_nothing(
+def test_resuming_or_deleting_a_team_another_live_process_runs_is_refused_and_changes_nothing(
     run_cli: Run, card_file: Path, tmp_path: Path
 ) -> None:
     from uuid import UUID
 
+    from akgentic.team.models import TeamOwner
+
     team_id = run_cli("team", "create", str(card_file), "--no-interactive").stdout.split()[-1]
     with SqliteEventStore(db(tmp_path)) as store:
-        process = store.load_team(UUID(team_id))
-        assert process is not None
-        store.save_team(process.with_status(TeamStatus.RUNNING))  # as if it ran elsewhere
+        # This test process plays a live owner that cannot be signalled (an embedding app).
+        claimed = store.claim_team(UUID(team_id), TeamOwner.current("test-owner"))
+        store.save_team(claimed.with_status(TeamStatus.RUNNING), epoch=claimed.epoch)
         before = (store.load_team(UUID(team_id)), store.load_events(UUID(team_id)))
-    resumed = run_cli("team", "resume", team_id, "--no-interactive")
-    assert resumed.returncode == 1
-    assert "running" in resumed.stderr
-    deleted = run_cli("team", "delete", team_id)
-    assert deleted.returncode == 1
-    assert "stop it first" in deleted.stderr
-    with SqliteEventStore(db(tmp_path)) as store:
+        resumed = run_cli("team", "resume", team_id, "--no-interactive")
+        assert resumed.returncode == 1
+        assert f"is running in process {os.getpid()}" in resumed.stderr
+        assert "Traceback" not in resumed.stderr
+        deleted = run_cli("team", "delete", team_id)
+        assert deleted.returncode == 1
+        assert "stop it first" in deleted.stderr
+        stopped = run_cli("team", "stop", team_id)
+        assert stopped.returncode == 1
+        assert "cannot be asked to stop" in stopped.stderr
         assert (store.load_team(UUID(team_id)), store.load_events(UUID(team_id))) == before
+    # The owner is gone now (its store closed): stop fences it out and records it stopped.
     assert run_cli("team", "stop", team_id).returncode == 0
     assert status(tmp_path, team_id) == TeamStatus.STOPPED
 

@@ -13,8 +13,10 @@ from pydantic import ValidationError
 from akgentic.core.messages.orchestrator import StartMessage
 from akgentic.team import (
     TeamCard,
+    TeamClaimLostError,
     TeamManager,
     TeamNotFoundError,
+    TeamOwnedError,
     TeamStateError,
     TeamStatus,
 )
@@ -100,15 +102,68 @@ def test_stop_is_idempotent_and_resume_and_delete_follow_the_state_machine(
         manager.resume_team(uuid4())
 
 
-def test_stop_of_a_team_running_nowhere_marks_it_stopped(
+def test_stop_from_another_manager_is_refused_while_the_owner_lives(
     manager: TeamManager, team_card: CardFactory, actor_system: Any
 ) -> None:
     runtime = manager.create_team(team_card())
     stranger = TeamManager(actor_system, manager.event_store)  # another process, in effect
-    stranger.stop_team(runtime.id)
+    with pytest.raises(TeamOwnedError, match="cannot be asked to stop"):
+        stranger.stop_team(runtime.id)
     process = manager.get_team(runtime.id)
-    assert process is not None and process.status == TeamStatus.STOPPED
-    assert runtime.orchestrator_addr.is_alive()  # nothing of the team was reachable
+    assert process is not None and process.status == TeamStatus.RUNNING
+    assert runtime.orchestrator_addr.is_alive()
+    manager.stop_team(str(runtime.id))
+    assert not runtime.orchestrator_addr.is_alive()
+
+
+def test_an_owner_whose_claim_was_taken_over_stops_without_writing(
+    manager: TeamManager, team_card: CardFactory, actor_system: Any, wait_for: Any
+) -> None:
+    runtime = manager.create_team(team_card())
+    runtime.send("before")
+    assert runtime.wait_idle(10)
+    persistence = manager.get_persistence(runtime.id)
+    assert persistence is not None
+    persistence.flush(10)
+    # The owner's hold vanishes as when its process dies; the owner itself lives on.
+    manager.event_store.release_team(runtime.id)
+    stranger = TeamManager(actor_system, manager.event_store)
+    stranger.stop_team(runtime.id)  # the dead-looking owner is fenced out
+    fenced = manager.get_team(runtime.id)
+    assert fenced is not None and fenced.status == TeamStatus.STOPPED
+    log = manager.event_store.load_events(runtime.id)
+    runtime.send("after the takeover")
+    wait_for(lambda: manager.claim_lost(runtime.id) is not None)
+    wait_for(lambda: not runtime.orchestrator_addr.is_alive())
+    with pytest.raises(TeamClaimLostError, match="claimed by another process"):
+        manager.stop_team(runtime.id)
+    assert manager.event_store.load_events(runtime.id) == log
+    assert manager.get_team(runtime.id) == fenced
+    assert manager.get_runtime(runtime.id) is None
+
+
+def test_team_ids_are_accepted_as_strings_everywhere(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    runtime = manager.create_team(team_card(), team_id=str(uuid4()))
+    text = str(runtime.id)
+    runtime.send("one")
+    assert runtime.wait_idle(10)
+    assert manager.get_runtime(text) is runtime
+    assert manager.get_team(text) == manager.get_team(runtime.id)
+    manager.stop_team(text)
+    assert not runtime.orchestrator_addr.is_alive()
+    stopped = manager.get_team(text)
+    assert stopped is not None and stopped.status == TeamStatus.STOPPED
+    texts = [
+        getattr(getattr(e.event, "message", None), "content", None)
+        for e in manager.event_store.load_events(runtime.id)
+    ]
+    assert "one" in texts
+    assert manager.resume_team(text).id == runtime.id
+    manager.stop_team(text)
+    manager.delete_team(text)
+    assert manager.get_team(runtime.id) is None
 
 
 def test_resume_continues_the_sequence_without_writing_the_replay_again(

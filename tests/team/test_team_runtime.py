@@ -196,6 +196,25 @@ def test_a_failing_build_stops_everything_it_spawned_and_writes_no_record(
     assert manager.list_teams() == []
 
 
+def test_a_failing_build_leaves_no_orphan_events_or_states_behind(
+    manager: TeamManager, team_card: CardFactory, member: Member
+) -> None:
+    from uuid import uuid4
+
+    card = team_card(members=[member("Echo", "@A"), member("Broken", "@B")])
+    team_id = uuid4()
+    with pytest.raises(RuntimeError, match="cannot start"):
+        manager.create_team(card, team_id=team_id)
+    store = manager.event_store
+    assert store.load_team(team_id) is None
+    assert store.load_events(team_id) == []
+    assert store.load_agent_states(team_id) == []
+    assert store.stored_team_ids() == set()
+    assert not store.claim_held(team_id)
+    retried = manager.create_team(team_card(), team_id=team_id)  # the id is free again
+    assert retried.id == team_id
+
+
 def test_process_human_input_answers_through_the_user_proxy_named_as_recipient(
     sqlite_manager: TeamManager, team_card: CardFactory, member: Member
 ) -> None:

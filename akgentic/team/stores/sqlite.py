@@ -14,6 +14,15 @@ power cut, and a write interrupted half-way is rolled back when the file is
 next opened. ``?synchronous=normal`` trades the power-cut guarantee for speed
 (a killed process still loses nothing). One connection is shared by all
 threads behind a lock; several processes may open the same file.
+
+Claims: a team's owner holds an exclusive ``flock`` on
+``<database>.owners/<team_id>.lock`` (see :mod:`akgentic.team.stores.claims`);
+the epoch fence reads the record's ``epoch`` inside the write transaction.
+
+Faults: a file that is not a SQLite database (a text file, a zeroed header),
+a damaged one, a path under an existing file or a location this user may not
+write each raise :class:`~akgentic.team.errors.StoreUnreadableError` with one
+line saying what to do; opening a store whose schema is current writes nothing.
 """
 
 from __future__ import annotations
@@ -31,9 +40,21 @@ from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
+    StoreUnreadableError,
+    TeamClaimLostError,
+    TeamNotFoundError,
+    TeamStateError,
 )
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+from akgentic.team.models import (
+    AgentStateSnapshot,
+    PersistedEvent,
+    Process,
+    TeamOwner,
+    TeamStatus,
+    utc_now,
+)
+from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
     decode_event,
     decode_process,
@@ -43,6 +64,7 @@ from akgentic.team.stores.codec import (
     encode_state,
 )
 from akgentic.team.stores.common import ClosingStore, matching_teams
+from akgentic.team.stores.sqlite_faults import check_file, fault
 from akgentic.team.urls import parse_file_url
 
 __all__ = ["SqliteEventStore"]
@@ -51,6 +73,7 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 _SYNCHRONOUS = ("full", "normal", "extra")
+_EPOCH_SQL = "SELECT COALESCE(json_extract(payload, '$.epoch'), 0) FROM teams WHERE team_id = ?"
 _URL_OPTIONS = frozenset({"synchronous", "timeout"})
 
 _SCHEMA = """
@@ -121,16 +144,31 @@ class SqliteEventStore(ClosingStore):
             )
         memory = path is None or str(path) == ":memory:"
         self.path: Path | None = None if memory else Path(path)  # type: ignore[arg-type]
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = sqlite3.connect(
-            ":memory:" if self.path is None else str(self.path),
-            timeout=timeout,
-            isolation_level=None,
-            check_same_thread=False,
+        self._conn: sqlite3.Connection | None = None
+        if self.path is not None:
+            check_file(self.path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnreadableError(
+                    f"cannot create the directory of the SQLite store {self.path}: "
+                    f"{exc.strerror or exc}"
+                ) from None
+        self._claims = LockFileClaims(
+            None if self.path is None else self.path.with_name(self.path.name + ".owners")
         )
-        self._setup(synchronous.lower())
+        try:
+            self._conn = sqlite3.connect(
+                ":memory:" if self.path is None else str(self.path),
+                timeout=timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            self._setup(synchronous.lower())
+        except sqlite3.Error as exc:
+            self.close()
+            raise fault(self.path, exc) from None
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -158,17 +196,21 @@ class SqliteEventStore(ClosingStore):
     def _setup(self, synchronous: str) -> None:
         conn = self._connection()
         with self._lock:
-            if self.path is not None:
-                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    logger.warning("SQLite store %s could not switch to WAL mode", self.path)
-            conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise EventStoreError(
                     f"{self.path}: schema version {version} is newer than this akgentic "
                     f"understands ({SCHEMA_VERSION}); upgrade akgentic"
                 )
+            if self.path is not None:
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    logger.warning("SQLite store %s could not switch to WAL mode", self.path)
+            conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            if version == SCHEMA_VERSION:
+                return  # nothing to create: opening an existing store writes nothing
             with self._transaction() as cur:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -183,7 +225,7 @@ class SqliteEventStore(ClosingStore):
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Cursor]:
         """One write transaction, committed (durably) on success, rolled back on error."""
-        with self._lock:
+        with self._lock, self._faults():
             conn = self._connection()
             cur = conn.cursor()
             cur.execute("BEGIN IMMEDIATE")
@@ -198,18 +240,44 @@ class SqliteEventStore(ClosingStore):
             finally:
                 cur.close()
 
-    # -- events -----------------------------------------------------------
-    def save_event(self, event: PersistedEvent) -> None:
-        """Append one event (``DuplicateEventError`` if its sequence is taken)."""
-        self.save_events((event,))
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        """SQLite failures other than a refused duplicate become one-line store errors."""
+        try:
+            yield
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise fault(self.path, exc) from None
 
-    def save_events(self, events: Sequence[PersistedEvent]) -> None:
-        """Append several events in one transaction: all of them or none."""
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        """Run one query under the lock; failures become store errors."""
+        with self._lock, self._faults():
+            return self._connection().execute(sql, params).fetchall()
+
+    def _check_epoch(self, cur: sqlite3.Cursor, team_id: UUID, epoch: int | None) -> None:
+        """Inside a write transaction: refuse unless the record still holds ``epoch``."""
+        if epoch is None:
+            return
+        row = cur.execute(_EPOCH_SQL, (str(team_id),)).fetchone()
+        current = None if row is None else int(row[0])
+        if current != epoch:
+            raise TeamClaimLostError(team_id, epoch, current)
+
+    # -- events -----------------------------------------------------------
+    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
+        """Append one event (``DuplicateEventError`` if its sequence is taken)."""
+        self.save_events((event,), epoch=epoch)
+
+    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
+        """Append several events in one transaction: all of them or none (fenced by ``epoch``)."""
         if not events:
             return
         rows = [_event_row(event) for event in events]
         try:
             with self._transaction() as cur:
+                for team_id in {event.team_id for event in events}:
+                    self._check_epoch(cur, team_id, epoch)
                 cur.executemany(
                     "INSERT INTO events (team_id, sequence, event_type, timestamp, payload) "
                     "VALUES (?, ?, ?, ?, ?)",
@@ -225,85 +293,73 @@ class SqliteEventStore(ClosingStore):
             if key in seen:
                 return DuplicateEventError(*key)
             seen.add(key)
-        with self._lock:
-            for team_id, sequence in seen:
-                row = (
-                    self._connection()
-                    .execute(
-                        "SELECT 1 FROM events WHERE team_id = ? AND sequence = ?",
-                        (str(team_id), sequence),
-                    )
-                    .fetchone()
-                )
-                if row is not None:
-                    return DuplicateEventError(team_id, sequence)
+        for team_id, sequence in seen:
+            found = self._read(
+                "SELECT 1 FROM events WHERE team_id = ? AND sequence = ?",
+                (str(team_id), sequence),
+            )
+            if found:
+                return DuplicateEventError(team_id, sequence)
         first = events[0]
         return DuplicateEventError(first.team_id, first.sequence)
 
     def load_events(self, team_id: UUID) -> list[PersistedEvent]:
         """Every event of the team, by ascending sequence, read in one query."""
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(
-                    "SELECT sequence, payload FROM events WHERE team_id = ? ORDER BY sequence",
-                    (str(team_id),),
-                )
-                .fetchall()
-            )
+        rows = self._read(
+            "SELECT sequence, payload FROM events WHERE team_id = ? ORDER BY sequence",
+            (str(team_id),),
+        )
         with shared_addresses():
-            return [decode_event(payload, team_id, sequence) for sequence, payload in rows]
+            return [
+                decode_event(str(payload), team_id, int(str(sequence)))
+                for sequence, payload in rows
+            ]
 
     def get_max_sequence(self, team_id: UUID) -> int:
         """Highest stored sequence of the team, 0 when it has no event."""
-        with self._lock:
-            row = (
-                self._connection()
-                .execute(
-                    "SELECT COALESCE(MAX(sequence), 0) FROM events WHERE team_id = ?",
-                    (str(team_id),),
-                )
-                .fetchone()
-            )
-        return int(row[0])
+        rows = self._read(
+            "SELECT COALESCE(MAX(sequence), 0) FROM events WHERE team_id = ?", (str(team_id),)
+        )
+        return int(str(rows[0][0]))
 
     # -- teams ------------------------------------------------------------
-    def save_team(self, process: Process) -> None:
-        """Upsert the team record and replace its metadata index entries."""
+    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
+        """Upsert the team record and replace its metadata index entries (fenced by ``epoch``)."""
+        with self._transaction() as cur:
+            self._check_epoch(cur, process.team_id, epoch)
+            self._write_team(
+                cur, process if epoch is None else process.model_copy(update={"epoch": epoch})
+            )
+
+    def _write_team(self, cur: sqlite3.Cursor, process: Process) -> None:
         entries = derive_metadata_indexes(process.metadata)
         process = process.model_copy(update={"metadata_indexes": entries})
         team_id = str(process.team_id)
-        with self._transaction() as cur:
-            cur.execute(
-                "INSERT INTO teams (team_id, user_id, status, created_at, updated_at, payload) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (team_id) DO UPDATE SET "
-                "user_id = excluded.user_id, status = excluded.status, "
-                "created_at = excluded.created_at, updated_at = excluded.updated_at, "
-                "payload = excluded.payload",
-                (
-                    team_id,
-                    process.user_id,
-                    str(process.status.value),
-                    process.created_at.isoformat(),
-                    process.updated_at.isoformat(),
-                    encode_process(process),
-                ),
-            )
-            cur.execute("DELETE FROM team_metadata_index WHERE team_id = ?", (team_id,))
-            cur.executemany(
-                "INSERT OR IGNORE INTO team_metadata_index (entry, team_id) VALUES (?, ?)",
-                [(entry, team_id) for entry in entries],
-            )
+        cur.execute(
+            "INSERT INTO teams (team_id, user_id, status, created_at, updated_at, payload) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (team_id) DO UPDATE SET "
+            "user_id = excluded.user_id, status = excluded.status, "
+            "created_at = excluded.created_at, updated_at = excluded.updated_at, "
+            "payload = excluded.payload",
+            (
+                team_id,
+                process.user_id,
+                str(process.status.value),
+                process.created_at.isoformat(),
+                process.updated_at.isoformat(),
+                encode_process(process),
+            ),
+        )
+        cur.execute("DELETE FROM team_metadata_index WHERE team_id = ?", (team_id,))
+        cur.executemany(
+            "INSERT OR IGNORE INTO team_metadata_index (entry, team_id) VALUES (?, ?)",
+            [(entry, team_id) for entry in entries],
+        )
 
     def load_team(self, team_id: UUID) -> Process | None:
         """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
-        with self._lock:
-            row = (
-                self._connection()
-                .execute("SELECT payload FROM teams WHERE team_id = ?", (str(team_id),))
-                .fetchone()
-            )
-        return None if row is None else decode_process(row[0], str(team_id))
+        rows = self._read("SELECT payload FROM teams WHERE team_id = ?", (str(team_id),))
+        return None if not rows else decode_process(str(rows[0][0]), str(team_id))
 
     def delete_team(self, team_id: UUID) -> None:
         """Remove everything of one team in one transaction (no error if unknown)."""
@@ -313,6 +369,7 @@ class SqliteEventStore(ClosingStore):
             cur.execute("DELETE FROM events WHERE team_id = ?", key)
             cur.execute("DELETE FROM team_metadata_index WHERE team_id = ?", key)
             cur.execute("DELETE FROM teams WHERE team_id = ?", key)
+        self._claims.forget(team_id)
 
     def list_teams(
         self,
@@ -344,14 +401,14 @@ class SqliteEventStore(ClosingStore):
         if clauses:
             sql += " WHERE " + " AND ".join(clauses)
         sql += " ORDER BY t.created_at, t.team_id"
-        with self._lock:
-            rows = self._connection().execute(sql, params).fetchall()
-        return matching_teams(rows, user_id, status, entries, logger)
+        rows = self._read(sql, params)
+        return matching_teams(((row[0], row[1]) for row in rows), user_id, status, entries, logger)
 
     # -- agent states -----------------------------------------------------
-    def save_agent_state(self, snapshot: AgentStateSnapshot) -> None:
-        """Upsert the latest state of ``(team_id, agent_id)``."""
+    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
+        """Upsert the latest state of ``(team_id, agent_id)`` (fenced by ``epoch``)."""
         with self._transaction() as cur:
+            self._check_epoch(cur, snapshot.team_id, epoch)
             cur.execute(
                 "INSERT INTO agent_states (team_id, agent_id, name, updated_at, payload) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (team_id, agent_id) DO UPDATE SET "
@@ -368,21 +425,88 @@ class SqliteEventStore(ClosingStore):
 
     def load_agent_states(self, team_id: UUID) -> list[AgentStateSnapshot]:
         """Every agent snapshot of the team, ordered by agent id."""
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(
-                    "SELECT agent_id, payload FROM agent_states WHERE team_id = ? "
-                    "ORDER BY agent_id",
-                    (str(team_id),),
-                )
-                .fetchall()
-            )
-        return [decode_state(payload, team_id, agent_id) for agent_id, payload in rows]
+        rows = self._read(
+            "SELECT agent_id, payload FROM agent_states WHERE team_id = ? ORDER BY agent_id",
+            (str(team_id),),
+        )
+        return [decode_state(str(payload), team_id, str(agent_id)) for agent_id, payload in rows]
+
+    # -- claims and checks ------------------------------------------------
+    def claim_team(
+        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
+    ) -> Process:
+        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
+        self._connection()
+        try:
+            acquired = self._claims.acquire(team_id)
+        except OSError as exc:
+            raise fault(self.path, exc) from None
+        if not acquired:
+            raise claim_error(team_id, self.load_team(team_id))
+        try:
+            with self._transaction() as cur:
+                row = cur.execute(
+                    "SELECT payload FROM teams WHERE team_id = ?", (str(team_id),)
+                ).fetchone()
+                if create is not None:
+                    if row is not None:
+                        raise TeamStateError(team_id, "exists", f"team {team_id} already exists")
+                    claimed = create.model_copy(
+                        update={"team_id": team_id, "owner": owner, "epoch": 1}
+                    )
+                else:
+                    if row is None:
+                        raise TeamNotFoundError(team_id)
+                    record = decode_process(row[0], str(team_id))
+                    claimed = record.model_copy(
+                        update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
+                    )
+                self._write_team(cur, claimed)
+        except BaseException:
+            self._claims.release(team_id)
+            raise
+        return claimed
+
+    def release_team(self, team_id: UUID) -> None:
+        """Drop this store's lock on ``team_id``."""
+        self._claims.release(team_id)
+
+    def claim_held(self, team_id: UUID) -> bool:
+        """Whether a live process holds the lock of ``team_id``."""
+        return self._claims.is_held(team_id)
+
+    def stored_team_ids(self) -> set[UUID]:
+        """Team ids found in any of the three tables."""
+        rows = self._read(
+            "SELECT team_id FROM teams UNION SELECT DISTINCT team_id FROM events "
+            "UNION SELECT DISTINCT team_id FROM agent_states"
+        )
+        found: set[UUID] = set()
+        for (value,) in rows:
+            try:
+                found.add(UUID(str(value)))
+            except ValueError:
+                logger.warning("SQLite store %s holds a row with team id %r", self.path, value)
+        return found
+
+    def check_integrity(self) -> list[str]:
+        """``PRAGMA integrity_check`` plus the table layout this store expects."""
+        rows = self._read("PRAGMA integrity_check")
+        problems = [str(row[0]) for row in rows if str(row[0]).lower() != "ok"]
+        tables = {
+            str(r[0]) for r in self._read("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        for table in ("teams", "events", "agent_states", "team_metadata_index"):
+            if table not in tables:
+                problems.append(f"table {table} is missing")
+        return problems
 
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection and drop this store's claims (idempotent)."""
+        claims = getattr(self, "_claims", None)
+        if claims is not None:
+            claims.close()
         with self._lock:
             if self._conn is not None:
                 self._conn.close()

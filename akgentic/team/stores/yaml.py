@@ -16,6 +16,12 @@ ignored on read and trimmed before the next append; ``team.yaml`` and state
 files are replaced by rename, so a reader sees either the old or the new
 version, never a mix. ``?fsync=false`` skips the fsyncs: a killed process
 still loses nothing acknowledged, a power cut may.
+
+Claims: a team's owner holds an exclusive ``flock`` on
+``.owners/<team_id>.lock`` under the root (see :mod:`akgentic.team.stores.claims`).
+The epoch fence is the ``epoch`` of ``team.yaml``, read under
+``<team_id>/.write.lock``: a claim holds it exclusively while it rewrites the
+record, a fenced append holds it shared while it checks and writes.
 """
 
 from __future__ import annotations
@@ -42,10 +48,22 @@ from akgentic.team.errors import (
     EventLogUnreadableError,
     EventStoreError,
     InvalidStoreURLError,
+    StoreUnreadableError,
+    TeamClaimLostError,
+    TeamNotFoundError,
     TeamRecordUnreadableError,
+    TeamStateError,
 )
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+from akgentic.team.models import (
+    AgentStateSnapshot,
+    PersistedEvent,
+    Process,
+    TeamOwner,
+    TeamStatus,
+    utc_now,
+)
+from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
     decode_event,
     decode_process,
@@ -72,6 +90,8 @@ _Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 TEAM_FILE = "team.yaml"
 EVENTS_FILE = "events.yaml"
 STATES_DIR = "states"
+OWNERS_DIR = ".owners"
+WRITE_LOCK = ".write.lock"
 _RECORD_PREFIX = b"- "
 _SEQUENCE = re.compile(rb'^- \{"team_id":"[^"]*","sequence":(\d+),')
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9@_+-][A-Za-z0-9@_.+-]*$")
@@ -123,14 +143,28 @@ class YamlEventStore(ClosingStore):
 
     def __init__(self, root: str | Path, *, fsync: bool = True) -> None:
         self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreUnreadableError(
+                f"{self.root} is a file, but the YAML store needs a directory there; "
+                "name a directory (new or holding a YAML store)"
+            )
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnreadableError(
+                f"cannot create the YAML store directory {self.root}: {exc.strerror or exc} "
+                "(is part of the path a file, or not writable?)"
+            ) from None
+        self._claims = LockFileClaims(self.root / OWNERS_DIR)
+        self._epochs: dict[UUID, tuple[tuple[int, int, int], int]] = {}
         self.fsync = fsync
         self._closed = False
         self._guard = threading.Lock()
         self._team_locks: dict[UUID, threading.RLock] = {}
         self._logs: dict[UUID, _LogIndex] = {}
-        for leftover in self.root.glob(".deleted-*"):
-            shutil.rmtree(leftover, ignore_errors=True)
+        if os.access(self.root, os.W_OK):
+            for leftover in self.root.glob(".deleted-*"):
+                shutil.rmtree(leftover, ignore_errors=True)
 
     @classmethod
     def from_url(cls, url: str) -> YamlEventStore:
@@ -163,6 +197,42 @@ class YamlEventStore(ClosingStore):
             lock = self._team_locks.setdefault(team_id, threading.RLock())
         with lock:
             yield
+
+    @contextlib.contextmanager
+    def _write_lock(self, team_id: UUID, exclusive: bool) -> Iterator[None]:
+        """The team's ``.write.lock`` flock: exclusive for claims, shared for fenced writes."""
+        team_dir = self._team_dir(team_id)
+        team_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(team_dir / WRITE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)
+
+    def _stored_epoch(self, team_id: UUID) -> int | None:
+        """The ``epoch`` of ``team.yaml`` (``None`` without a record), re-read when it changed."""
+        path = self._team_dir(team_id) / TEAM_FILE
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return None
+        key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        cached = self._epochs.get(team_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        raw = self._read_team(self._team_dir(team_id))
+        epoch = int(raw.get("epoch", 0) or 0) if isinstance(raw, dict) else 0
+        self._epochs[team_id] = (key, epoch)
+        return epoch
+
+    def _check_epoch(self, team_id: UUID, epoch: int | None) -> None:
+        if epoch is None:
+            return
+        current = self._stored_epoch(team_id)
+        if current != epoch:
+            raise TeamClaimLostError(team_id, epoch, current)
 
     def _sync_dir(self, path: Path) -> None:
         if not self.fsync:
@@ -228,17 +298,25 @@ class YamlEventStore(ClosingStore):
         return index
 
     # -- events -----------------------------------------------------------
-    def save_event(self, event: PersistedEvent) -> None:
+    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
         """Append one event (``DuplicateEventError`` if its sequence is taken)."""
-        self.save_events((event,))
+        self.save_events((event,), epoch=epoch)
 
-    def save_events(self, events: Sequence[PersistedEvent]) -> None:
+    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
         """Append events; a batch spanning several teams is written team by team."""
         by_team: dict[UUID, list[PersistedEvent]] = {}
         for event in events:
             by_team.setdefault(event.team_id, []).append(event)
         for team_id, batch in by_team.items():
-            self._append(team_id, batch)
+            if epoch is None:
+                self._append(team_id, batch)
+                continue
+            with self._team_lock(team_id):
+                if self._stored_epoch(team_id) is None:
+                    raise TeamClaimLostError(team_id, epoch, None)
+                with self._write_lock(team_id, exclusive=False):
+                    self._check_epoch(team_id, epoch)
+                    self._append(team_id, batch)
 
     def _append(self, team_id: UUID, events: list[PersistedEvent]) -> None:
         lines = [b"- " + dumps(event.model_dump()).encode("utf-8") + b"\n" for event in events]
@@ -315,13 +393,23 @@ class YamlEventStore(ClosingStore):
                 os.close(fd)
 
     # -- teams ------------------------------------------------------------
-    def save_team(self, process: Process) -> None:
-        """Write ``team.yaml`` atomically (metadata index derived again)."""
+    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
+        """Write ``team.yaml`` atomically (metadata index derived again; fenced by ``epoch``)."""
         entries = derive_metadata_indexes(process.metadata)
-        process = process.model_copy(update={"metadata_indexes": entries})
+        update: dict[str, Any] = {"metadata_indexes": entries}
+        if epoch is not None:
+            update["epoch"] = epoch
+        process = process.model_copy(update=update)
         with self._team_lock(process.team_id):
             target = self._team_dir(process.team_id) / TEAM_FILE
-            self._replace_file(target, _dump_yaml(process.model_dump()))
+            if epoch is None:
+                self._replace_file(target, _dump_yaml(process.model_dump()))
+                return
+            if self._stored_epoch(process.team_id) is None:
+                raise TeamClaimLostError(process.team_id, epoch, None)
+            with self._write_lock(process.team_id, exclusive=True):
+                self._check_epoch(process.team_id, epoch)
+                self._replace_file(target, _dump_yaml(process.model_dump()))
 
     def _read_team(self, team_dir: Path) -> Any:
         try:
@@ -346,12 +434,14 @@ class YamlEventStore(ClosingStore):
         with self._team_lock(team_id):
             team_dir = self._team_dir(team_id)
             self._logs.pop(team_id, None)
+            self._epochs.pop(team_id, None)
             if not team_dir.exists():
                 return
             graveyard = self.root / f".deleted-{team_dir.name}-{uuid.uuid4().hex}"
             os.replace(team_dir, graveyard)
             self._sync_dir(self.root)
             shutil.rmtree(graveyard, ignore_errors=True)
+        self._claims.forget(team_id)
 
     def list_teams(
         self,
@@ -390,12 +480,19 @@ class YamlEventStore(ClosingStore):
         return found
 
     # -- agent states -----------------------------------------------------
-    def save_agent_state(self, snapshot: AgentStateSnapshot) -> None:
-        """Replace ``states/<agent_id>.yaml`` atomically."""
+    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
+        """Replace ``states/<agent_id>.yaml`` atomically (fenced by ``epoch``)."""
         with self._team_lock(snapshot.team_id):
             states = self._team_dir(snapshot.team_id) / STATES_DIR
             target = states / _state_file_name(snapshot.agent_id)
-            self._replace_file(target, _dump_yaml(snapshot.model_dump()))
+            if epoch is None:
+                self._replace_file(target, _dump_yaml(snapshot.model_dump()))
+                return
+            if self._stored_epoch(snapshot.team_id) is None:
+                raise TeamClaimLostError(snapshot.team_id, epoch, None)
+            with self._write_lock(snapshot.team_id, exclusive=False):
+                self._check_epoch(snapshot.team_id, epoch)
+                self._replace_file(target, _dump_yaml(snapshot.model_dump()))
 
     def load_agent_states(self, team_id: UUID) -> list[AgentStateSnapshot]:
         """Every agent snapshot of the team, ordered by agent id."""
@@ -411,10 +508,115 @@ class YamlEventStore(ClosingStore):
         snapshots.sort(key=lambda s: s.agent_id)
         return snapshots
 
+    # -- claims and checks ------------------------------------------------
+    def claim_team(
+        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
+    ) -> Process:
+        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
+        self._check_open()
+        try:
+            acquired = self._claims.acquire(team_id)
+        except OSError as exc:
+            raise StoreUnreadableError(
+                f"cannot claim team {team_id} in the YAML store {self.root}: "
+                f"{exc.strerror or exc} (is the directory writable?)"
+            ) from None
+        if not acquired:
+            raise claim_error(team_id, self.load_team(team_id))
+        try:
+            with self._team_lock(team_id):
+                current = self.load_team(team_id)
+                if create is not None:
+                    if current is not None:
+                        raise TeamStateError(team_id, "exists", f"team {team_id} already exists")
+                    claimed = create.model_copy(
+                        update={"team_id": team_id, "owner": owner, "epoch": 1}
+                    )
+                else:
+                    if current is None:
+                        raise TeamNotFoundError(team_id)
+                    claimed = current.model_copy(
+                        update={
+                            "owner": owner,
+                            "epoch": current.epoch + 1,
+                            "updated_at": utc_now(),
+                        }
+                    )
+                claimed = claimed.model_copy(
+                    update={"metadata_indexes": derive_metadata_indexes(claimed.metadata)}
+                )
+                with self._write_lock(team_id, exclusive=True):
+                    target = self._team_dir(team_id) / TEAM_FILE
+                    self._replace_file(target, _dump_yaml(claimed.model_dump()))
+        except BaseException:
+            self._claims.release(team_id)
+            raise
+        return claimed
+
+    def release_team(self, team_id: UUID) -> None:
+        """Drop this store's lock on ``team_id``."""
+        self._claims.release(team_id)
+
+    def claim_held(self, team_id: UUID) -> bool:
+        """Whether a live process holds the lock of ``team_id``."""
+        return self._claims.is_held(team_id)
+
+    def stored_team_ids(self) -> set[UUID]:
+        """Every team directory under the root (named by a team id)."""
+        self._check_open()
+        found: set[UUID] = set()
+        for entry in self.root.iterdir():
+            if entry.name.startswith(".") or not entry.is_dir():
+                continue
+            try:
+                found.add(UUID(entry.name))
+            except ValueError:
+                continue
+        return found
+
+    def check_integrity(self) -> list[str]:
+        """Scan the root: stray entries, and every record, log line and state file parsed."""
+        self._check_open()
+        problems: list[str] = []
+        for entry in sorted(self.root.iterdir()):
+            if entry.name.startswith("."):
+                continue
+            try:
+                UUID(entry.name)
+            except ValueError:
+                problems.append(f"{entry}: not a team directory (its name is not a team id)")
+                continue
+            if not entry.is_dir():
+                problems.append(f"{entry}: a file where a team directory belongs")
+                continue
+            try:
+                raw = self._read_team(entry)
+            except TeamRecordUnreadableError as exc:
+                problems.append(str(exc))
+            else:
+                if raw is not None and not isinstance(raw, dict):
+                    problems.append(f"{entry / TEAM_FILE}: not a mapping")
+            events = entry / EVENTS_FILE
+            data = events.read_bytes() if events.is_file() else b""
+            for number, line in enumerate(data.splitlines(keepends=True), start=1):
+                if not line.strip():
+                    continue
+                if not line.endswith(b"\n"):
+                    problems.append(
+                        f"{events}: record {number} is incomplete (an interrupted write)"
+                    )
+                    continue
+                try:
+                    loads(line[len(_RECORD_PREFIX) :])
+                except ValueError as exc:
+                    problems.append(f"{events}: record {number} is not valid: {exc}")
+        return problems
+
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
-        """Mark the store closed (it holds no open file between calls)."""
+        """Mark the store closed and drop its claims (it holds no other open file)."""
         self._closed = True
+        self._claims.close()
         self._logs.clear()
 
     def __repr__(self) -> str:

@@ -27,6 +27,11 @@ Two write modes:
   write stops persistence for this team: the error is logged, and raised by
   the next ``on_message`` and by :meth:`flush`.
 
+With ``epoch`` (the team manager passes its claim's), every write is fenced:
+the store refuses it once another owner claimed the team
+(:class:`~akgentic.team.errors.TeamClaimLostError`), persistence stops, and
+``on_failure`` (when given) hears of it so the owner can stop the team.
+
 A snapshot that fails to save is lost for good (there is no log entry to
 rebuild it from), which is why failures are logged loudly in both modes.
 """
@@ -37,11 +42,13 @@ import atexit
 import logging
 import threading
 import weakref
+from collections.abc import Callable
+from typing import Any
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StateChangedMessage
-from akgentic.team.errors import EventStoreError
+from akgentic.team.errors import EventStoreError, TeamClaimLostError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
 
@@ -74,6 +81,8 @@ class PersistenceSubscriber:
         *,
         batching: bool | None = None,
         max_pending: int = 10_000,
+        epoch: int | None = None,
+        on_failure: Callable[[UUID, BaseException], None] | None = None,
     ) -> None:
         if initial_sequence < 0:
             raise ValueError(f"initial_sequence must be >= 0, not {initial_sequence}")
@@ -86,6 +95,9 @@ class PersistenceSubscriber:
         self.event_store = event_store
         self.batching = can_batch if batching is None else batching
         self.max_pending = max_pending
+        self.epoch = epoch
+        self.on_failure = on_failure
+        self._fence: dict[str, Any] = {} if epoch is None else {"epoch": epoch}
         self._sequence = initial_sequence
         self._durable = initial_sequence
         self._restoring = False
@@ -122,13 +134,20 @@ class PersistenceSubscriber:
                 self._submit_state(snapshot)
             return
         with self._cond:
+            if isinstance(self._failure, TeamClaimLostError):
+                return  # another owner has the team: drop quietly while this copy stops
             self._raise_if_stopped()
             sequence = self._sequence + 1
             event = PersistedEvent(
                 team_id=self.team_id, sequence=sequence, event=msg, timestamp=utc_now()
             )
             if not self.batching:
-                self.event_store.save_event(event)
+                try:
+                    self.event_store.save_event(event, **self._fence)
+                except TeamClaimLostError as exc:
+                    self._failure = exc
+                    self._report(exc)
+                    raise
                 self._sequence = self._durable = sequence
                 return
             self._sequence = sequence
@@ -146,7 +165,11 @@ class PersistenceSubscriber:
     def on_stop(self, team_id: UUID) -> None:
         """The team is stopping: write everything still queued and end the writer thread."""
         self._check_team(team_id)
-        self.close()
+        try:
+            self.close()
+        except PersistenceStoppedError:
+            if not isinstance(self._failure, TeamClaimLostError):
+                raise  # a lost claim is reported by the owner; anything else is news here
 
     # -- batching ---------------------------------------------------------
     def flush(self, timeout: float | None = None) -> None:
@@ -215,17 +238,19 @@ class PersistenceSubscriber:
             try:
                 self._write(batch)
             except BaseException as exc:
-                logger.error(
-                    "persistence of team %s stopped: writing %d record(s) failed: %s",
-                    self.team_id,
-                    len(batch),
-                    exc,
-                )
+                if not isinstance(exc, TeamClaimLostError):  # that one the owner reports
+                    logger.error(
+                        "persistence of team %s stopped: writing %d record(s) failed: %s",
+                        self.team_id,
+                        len(batch),
+                        exc,
+                    )
                 with self._cond:
                     self._failure = exc
                     self._pending = []
                     self._writing = False
                     self._cond.notify_all()
+                self._report(exc)
                 return
             with self._cond:
                 self._writing = False
@@ -241,7 +266,7 @@ class PersistenceSubscriber:
         if events:
             store = self.event_store
             assert isinstance(store, BatchEventStore)
-            store.save_events(events)
+            store.save_events(events, **self._fence)
             with self._cond:
                 self._durable = events[-1].sequence
         for snapshot in latest.values():
@@ -263,6 +288,8 @@ class PersistenceSubscriber:
 
     def _submit_state(self, snapshot: AgentStateSnapshot) -> None:
         with self._cond:
+            if isinstance(self._failure, TeamClaimLostError):
+                return
             self._raise_if_stopped()
             if self.batching:
                 self._enqueue(snapshot)
@@ -271,7 +298,12 @@ class PersistenceSubscriber:
 
     def _save_state(self, snapshot: AgentStateSnapshot) -> None:
         try:
-            self.event_store.save_agent_state(snapshot)
+            self.event_store.save_agent_state(snapshot, **self._fence)
+        except TeamClaimLostError as exc:
+            with self._cond:
+                self._failure = exc
+            self._report(exc)
+            raise
         except Exception:
             logger.error(
                 "state of agent %s (%s) in team %s could not be saved and is lost until it "
@@ -283,6 +315,14 @@ class PersistenceSubscriber:
             raise
 
     # -- helpers ----------------------------------------------------------
+    def _report(self, exc: BaseException) -> None:
+        if self.on_failure is None:
+            return
+        try:
+            self.on_failure(self.team_id, exc)
+        except Exception:
+            logger.exception("the failure handler of team %s failed", self.team_id)
+
     def _raise_if_stopped(self) -> None:
         if self._failure is not None:
             raise PersistenceStoppedError(
@@ -309,5 +349,9 @@ def _flush_at_exit() -> None:
     for subscriber in list(_live):
         try:
             subscriber.close(timeout=10.0)
+        except PersistenceStoppedError as exc:
+            if isinstance(exc.__cause__, TeamClaimLostError):
+                continue  # reported when the claim was lost; nothing may be written
+            logger.error("team %s: events lost at exit: %s", subscriber.team_id, exc)
         except Exception as exc:
             logger.error("team %s: events lost at exit: %s", subscriber.team_id, exc)

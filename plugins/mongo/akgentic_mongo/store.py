@@ -23,6 +23,16 @@ no field name or number of a message is ever reinterpreted by BSON, and
 metadata filter values only ever appear as array *elements* of an ``$all``
 term: ``$where``, ``$ne`` or dotted keys inside them are plain characters.
 
+Ownership: a claim is a lease in the team document (``claim``: token, host,
+pid, ``lease_until``) renewed by the holding store every third of
+:attr:`MongoEventStore.lease_seconds`; claiming compares-and-sets the
+document's ``epoch``. A holder on this host is alive while its process is (so
+a killed local owner is replaced at once); one on another host while its lease
+runs. Fenced writes check ``epoch`` first: inside the write's transaction on a
+replica set (the fence updates the team document, so a concurrent claim
+conflicts), just before the write on a standalone server (a claim landing in
+between can let one last write of the old owner through).
+
 Atomicity: on a replica set or sharded cluster, ``save_events`` and
 ``delete_team`` each run in one multi-document transaction. On a standalone
 server (no transactions) a refused batch removes the events it had inserted
@@ -32,11 +42,13 @@ a crash in between leaves a team that a second delete finishes.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+import socket
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, ParamSpec, TypeVar
 from uuid import UUID, uuid4
 
@@ -57,9 +69,20 @@ from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
+    TeamClaimLostError,
+    TeamNotFoundError,
+    TeamStateError,
 )
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+from akgentic.team.models import (
+    AgentStateSnapshot,
+    PersistedEvent,
+    Process,
+    TeamOwner,
+    TeamStatus,
+    utc_now,
+)
+from akgentic.team.stores.claims import claim_error
 from akgentic.team.stores.codec import (
     decode_event,
     decode_process,
@@ -171,6 +194,38 @@ def _as_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _team_fields(process: Process) -> Document:
+    """The team document's fields (its ``claim`` excluded, which only claims write)."""
+    entries = derive_metadata_indexes(process.metadata)
+    process = process.model_copy(update={"metadata_indexes": entries})
+    return {
+        "user_id": process.user_id,
+        "status": str(process.status.value),
+        "created_at": _as_utc(process.created_at),
+        "updated_at": _as_utc(process.updated_at),
+        "metadata_indexes": entries,
+        "epoch": process.epoch,
+        "payload": encode_process(process),
+    }
+
+
+def _epoch_filter(doc: Document) -> Document:
+    """A filter matching the document only while it still holds the epoch it was read with."""
+    return {"epoch": doc["epoch"]} if "epoch" in doc else {"epoch": {"$exists": False}}
+
+
+def _pid_alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class MongoEventStore(ClosingStore):
     """Event store in one MongoDB database (see the module docstring for guarantees).
 
@@ -188,6 +243,7 @@ class MongoEventStore(ClosingStore):
         transactions: bool | None = None,
         owns_client: bool = True,
         display: str | None = None,
+        team_lock: threading.Lock | None = None,
     ) -> None:
         self.client = client
         self.database = database
@@ -195,6 +251,14 @@ class MongoEventStore(ClosingStore):
         self._owns_client = owns_client
         self._closed = False
         self._lock = threading.Lock()
+        self._held: dict[UUID, str] = {}
+        self._renewer: threading.Thread | None = None
+        self._stop_renewing = threading.Event()
+        # A test double that is not thread-safe (mongomock) passes a lock shared by every
+        # handle on its in-memory server; a real server needs none.
+        self._team_serial: contextlib.AbstractContextManager[Any] = (
+            team_lock if team_lock is not None else contextlib.nullcontext()
+        )
         db = client[database]
         self._teams = db[TEAMS]
         self._events = db[EVENTS]
@@ -248,22 +312,49 @@ class MongoEventStore(ClosingStore):
         with self.client.start_session() as session:
             session.with_transaction(work)
 
+    def _team_op(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call one method of the teams collection (serialised when a team lock was given)."""
+        with self._team_serial:
+            return getattr(self._teams, name)(*args, **kwargs)
+
+    #: Seconds a claim held by another host stays valid without being renewed.
+    lease_seconds: float = 30.0
+
+    def _fence(self, team_id: UUID, epoch: int | None, session: Any = None) -> None:
+        """Refuse unless the team document holds ``epoch`` (touching it inside a transaction)."""
+        if epoch is None:
+            return
+        key = {"_id": str(team_id), "epoch": epoch}
+        if session is not None:
+            if self._team_op(
+                "update_one", key, {"$inc": {"fence": 1}}, session=session
+            ).matched_count:
+                return
+        elif self._team_op("count_documents", key, limit=1):
+            return
+        doc = self._team_op("find_one", {"_id": str(team_id)}, {"epoch": 1}, session=session)
+        raise TeamClaimLostError(team_id, epoch, None if doc is None else int(doc.get("epoch", 0)))
+
     # -- events -----------------------------------------------------------
     @_translated
-    def save_event(self, event: PersistedEvent) -> None:
-        """Append one event (``DuplicateEventError`` if its sequence is taken)."""
+    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
+        """Append one event (``DuplicateEventError`` if its sequence is taken; fenced by epoch)."""
         self._check_open()
+        if epoch is not None:
+            self.save_events([event], epoch=epoch)
+            return
         try:
             self._events.insert_one(_event_doc(event))
         except DuplicateKeyError:
             raise DuplicateEventError(event.team_id, event.sequence) from None
 
     @_translated
-    def save_events(self, events: Sequence[PersistedEvent]) -> None:
-        """Append several events, all or none (see the module docstring)."""
+    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
+        """Append several events, all or none (see the module docstring; fenced by epoch)."""
         self._check_open()
         if not events:
             return
+        teams = sorted({event.team_id for event in events}, key=str)
         seen: set[tuple[UUID, int]] = set()
         for event in events:
             key = (event.team_id, event.sequence)
@@ -274,6 +365,8 @@ class MongoEventStore(ClosingStore):
         if self.transactions:
 
             def insert(session: Any) -> None:
+                for team_id in teams:
+                    self._fence(team_id, epoch, session)
                 self._events.insert_many(docs, ordered=True, session=session)
 
             try:
@@ -283,6 +376,8 @@ class MongoEventStore(ClosingStore):
             except DuplicateKeyError:
                 raise self._refused(events, None) from None
             return
+        for team_id in teams:
+            self._fence(team_id, epoch)
         batch = uuid4().hex
         for doc in docs:
             doc["_batch"] = batch
@@ -335,29 +430,22 @@ class MongoEventStore(ClosingStore):
 
     # -- teams ------------------------------------------------------------
     @_translated
-    def save_team(self, process: Process) -> None:
-        """Upsert the team record; its metadata index is derived again from its metadata."""
+    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
+        """Upsert the team record; its metadata index is derived again (fenced by ``epoch``)."""
         self._check_open()
-        entries = derive_metadata_indexes(process.metadata)
-        process = process.model_copy(update={"metadata_indexes": entries})
-        self._teams.replace_one(
-            {"_id": str(process.team_id)},
-            {
-                "user_id": process.user_id,
-                "status": str(process.status.value),
-                "created_at": _as_utc(process.created_at),
-                "updated_at": _as_utc(process.updated_at),
-                "metadata_indexes": entries,
-                "payload": encode_process(process),
-            },
-            upsert=True,
-        )
+        key: Document = {"_id": str(process.team_id)}
+        if epoch is None:
+            self._team_op("update_one", key, {"$set": _team_fields(process)}, upsert=True)
+            return
+        fields = _team_fields(process.model_copy(update={"epoch": epoch}))
+        if not self._team_op("update_one", {**key, "epoch": epoch}, {"$set": fields}).matched_count:
+            self._fence(process.team_id, epoch)  # raises, naming the epoch found
 
     @_translated
     def load_team(self, team_id: UUID) -> Process | None:
         """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
         self._check_open()
-        doc = self._teams.find_one({"_id": str(team_id)}, {"payload": 1})
+        doc = self._team_op("find_one", {"_id": str(team_id)}, {"payload": 1})
         return None if doc is None else decode_process(doc["payload"], str(team_id))
 
     @_translated
@@ -408,9 +496,10 @@ class MongoEventStore(ClosingStore):
 
     # -- agent states -----------------------------------------------------
     @_translated
-    def save_agent_state(self, snapshot: AgentStateSnapshot) -> None:
-        """Upsert the latest state of ``(team_id, agent_id)``."""
+    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
+        """Upsert the latest state of ``(team_id, agent_id)`` (fenced by ``epoch``)."""
         self._check_open()
+        self._fence(snapshot.team_id, epoch)
         self._states.replace_one(
             {"_id": f"{snapshot.team_id}:{snapshot.agent_id}"},
             {
@@ -432,6 +521,142 @@ class MongoEventStore(ClosingStore):
         ).sort("agent_id", ASCENDING)
         return [decode_state(doc["payload"], team_id, doc["agent_id"]) for doc in cursor]
 
+    # -- claims and checks ------------------------------------------------
+    def _claim_alive(self, claim: Any) -> bool:
+        """Whether the holder a team document's ``claim`` names is alive (see the module doc)."""
+        if not isinstance(claim, dict) or not claim.get("token"):
+            return False
+        if claim["token"] in self._held.values():
+            return True
+        if claim.get("host") == socket.gethostname():
+            return _pid_alive(int(claim.get("pid", 0)))
+        lease = claim.get("lease_until")
+        return isinstance(lease, datetime) and _as_utc(lease) > datetime.now(UTC)
+
+    def _claim_doc(self, owner: TeamOwner, token: str) -> Document:
+        lease = datetime.now(UTC) + timedelta(seconds=self.lease_seconds)
+        return {"token": token, "host": owner.host, "pid": owner.pid, "lease_until": lease}
+
+    @_translated
+    def claim_team(
+        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
+    ) -> Process:
+        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
+        self._check_open()
+        key = str(team_id)
+        token = uuid4().hex
+        with self._lock:
+            if team_id in self._held:
+                raise claim_error(team_id, self.load_team(team_id))
+        if create is not None:
+            claimed = create.model_copy(update={"team_id": team_id, "owner": owner, "epoch": 1})
+            try:
+                self._team_op(
+                    "insert_one",
+                    {"_id": key, **_team_fields(claimed), "claim": self._claim_doc(owner, token)},
+                )
+            except DuplicateKeyError:
+                raise TeamStateError(team_id, "exists", f"team {team_id} already exists") from None
+        else:
+            doc = self._team_op("find_one", {"_id": key})
+            if doc is None:
+                raise TeamNotFoundError(team_id)
+            record = decode_process(doc["payload"], key)
+            if self._claim_alive(doc.get("claim")):
+                raise claim_error(team_id, record)
+            claimed = record.model_copy(
+                update={
+                    "owner": owner,
+                    "epoch": int(doc.get("epoch", 0)) + 1,
+                    "updated_at": utc_now(),
+                }
+            )
+            previous = doc.get("claim")
+            held = (
+                {"claim.token": previous["token"]}
+                if isinstance(previous, dict)
+                else {"claim": None}
+            )
+            result = self._team_op(
+                "update_one",
+                {"_id": key, **_epoch_filter(doc), **held},
+                {"$set": {**_team_fields(claimed), "claim": self._claim_doc(owner, token)}},
+            )
+            if not result.matched_count:  # another claimant got there first
+                raise claim_error(team_id, self.load_team(team_id))
+        with self._lock:
+            self._held[team_id] = token
+            if self._renewer is None:
+                self._renewer = threading.Thread(
+                    target=self._renew_leases, name="akgentic-mongo-leases", daemon=True
+                )
+                self._renewer.start()
+        return claimed
+
+    def _renew_leases(self) -> None:
+        while not self._stop_renewing.wait(self.lease_seconds / 3):
+            with self._lock:
+                held = list(self._held.items())
+            lease = datetime.now(UTC) + timedelta(seconds=self.lease_seconds)
+            for team_id, token in held:
+                try:
+                    self._team_op(
+                        "update_one",
+                        {"_id": str(team_id), "claim.token": token},
+                        {"$set": {"claim.lease_until": lease}},
+                    )
+                except PyMongoError as exc:
+                    logger.warning("renewing the claim on team %s failed: %s", team_id, exc)
+
+    @_translated
+    def release_team(self, team_id: UUID) -> None:
+        """Clear this store's claim from the team document."""
+        with self._lock:
+            token = self._held.pop(team_id, None)
+        if token is not None and not self._closed:
+            self._team_op(
+                "update_one", {"_id": str(team_id), "claim.token": token}, {"$unset": {"claim": ""}}
+            )
+
+    @_translated
+    def claim_held(self, team_id: UUID) -> bool:
+        """Whether the team document names a live holder."""
+        self._check_open()
+        doc = self._team_op("find_one", {"_id": str(team_id)}, {"claim": 1})
+        return doc is not None and self._claim_alive(doc.get("claim"))
+
+    @_translated
+    def stored_team_ids(self) -> set[UUID]:
+        """Team ids found in any of the three collections."""
+        self._check_open()
+        values = {
+            *self._teams.distinct("_id"),
+            *self._events.distinct("team_id"),
+            *self._states.distinct("team_id"),
+        }
+        found: set[UUID] = set()
+        for value in values:
+            try:
+                found.add(UUID(str(value)))
+            except ValueError:
+                logger.warning("MongoDB store %s holds a document of team %r", self.display, value)
+        return found
+
+    @_translated
+    def check_integrity(self) -> list[str]:
+        """Scan: ids that are not team ids, events whose ``_id`` contradicts their fields."""
+        self._check_open()
+        problems: list[str] = []
+        for value in self._teams.distinct("_id"):
+            try:
+                UUID(str(value))
+            except ValueError:
+                problems.append(f"team document {value!r}: its _id is not a team id")
+        for doc in self._events.find({}, {"_id": 1, "team_id": 1, "sequence": 1}):
+            if doc["_id"] != f"{doc.get('team_id')}:{doc.get('sequence')}":
+                problems.append(f"event document {doc['_id']!r}: _id contradicts its fields")
+        return problems
+
     # -- lifecycle --------------------------------------------------------
     def _close_client(self) -> None:
         if self._owns_client:
@@ -439,6 +664,12 @@ class MongoEventStore(ClosingStore):
 
     def close(self) -> None:
         """Close the client (idempotent); the store is unusable afterwards."""
+        for team_id in list(self._held):
+            try:
+                self.release_team(team_id)
+            except EventStoreError as exc:
+                logger.warning("releasing team %s on close failed: %s", team_id, exc)
+        self._stop_renewing.set()
         with self._lock:
             if self._closed:
                 return

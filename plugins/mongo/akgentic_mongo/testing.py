@@ -21,6 +21,7 @@ from akgentic_mongo.url import parse_mongo_url
 __all__ = ["init_mongomock_store", "open_mongomock_store", "reset_mongomock_servers"]
 
 _servers: dict[str, Any] = {}
+_server_locks: dict[str, threading.Lock] = {}
 _lock = threading.Lock()
 
 
@@ -46,10 +47,18 @@ def init_mongomock_store(url: str) -> None:
 def open_mongomock_store(url: str) -> MongoEventStore:
     """A store on the in-memory database the URL names (initialise it first)."""
     client, database = _mongomock_client(url)
-    return MongoEventStore(client, database, transactions=False, display=f"mongomock {url}")
+    host = urlsplit(url).netloc.rpartition("@")[2] or "localhost"
+    with _lock:
+        team_lock = _server_locks.setdefault(host, threading.Lock())
+    # mongomock copies documents without locking: two threads updating one team
+    # document at once can break it, which a real server never does.
+    return MongoEventStore(
+        client, database, transactions=False, display=f"mongomock {url}", team_lock=team_lock
+    )
 
 
 def reset_mongomock_servers() -> None:
     """Forget every in-memory server (all their databases)."""
     with _lock:
         _servers.clear()
+        _server_locks.clear()

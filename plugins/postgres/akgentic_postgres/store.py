@@ -18,6 +18,14 @@ plugin's tests):
 * **Streamed resume.** ``load_events`` reads a log in one ordered query
   through a server-side cursor, in chunks.
 
+* **One owner per team.** ``claim_team`` takes a session-level advisory lock
+  (keyed by schema and team id) on a connection of its own, kept open while
+  the claim lasts: PostgreSQL drops the lock when that session ends, a killed
+  process included, so a dead owner's team can be claimed again at once. The
+  claim bumps the record's ``epoch`` under ``SELECT ... FOR UPDATE``; a fenced
+  write reads the epoch ``FOR SHARE`` in its own transaction, so no write of
+  an older owner commits after a newer claim.
+
 Connections come from a ``psycopg_pool.ConnectionPool``; one store object is
 safe to share between threads, and any number of processes may open stores on
 the same database.
@@ -25,7 +33,10 @@ the same database.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -33,14 +44,27 @@ from uuid import UUID
 
 import psycopg
 from psycopg import Connection, errors
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
+    InvalidStoreURLError,
+    TeamClaimLostError,
+    TeamNotFoundError,
+    TeamStateError,
 )
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+from akgentic.team.models import (
+    AgentStateSnapshot,
+    PersistedEvent,
+    Process,
+    TeamOwner,
+    TeamStatus,
+    utc_now,
+)
+from akgentic.team.stores.claims import claim_error
 from akgentic.team.stores.codec import (
     decode_event,
     decode_process,
@@ -61,9 +85,17 @@ logger = logging.getLogger(__name__)
 #: Rows fetched per round trip when a log is streamed back.
 STREAM_CHUNK = 2000
 _EVENTS_PKEY = "akgentic_events_pkey"
+#: Seconds a claim waits for the server to drop the lock of a killed local owner.
+_DEAD_OWNER_GRACE = 3.0
 
 
 def _connect(target: PostgresURL) -> Connection[Any]:
+    try:
+        conninfo_to_dict(target.conninfo)
+    except psycopg.ProgrammingError as exc:
+        raise InvalidStoreURLError(
+            f"{target.display} is not a valid PostgreSQL URL: {str(exc).strip()}"
+        ) from None
     try:
         return psycopg.connect(target.conninfo, autocommit=True)
     except psycopg.Error as exc:
@@ -85,6 +117,23 @@ def init_schema(url: str) -> None:
             raise EventStoreError(
                 f"cannot initialise the event store at {target.display}: {str(exc).strip()}"
             ) from exc
+
+
+def _claim_key(schema: str | None, team_id: UUID) -> int:
+    """The signed 64-bit advisory lock key of one team in one schema."""
+    digest = hashlib.blake2b(f"akgentic:{schema or ''}:{team_id}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big", signed=True)
+
+
+def _end_session(conn: Connection[Any]) -> None:
+    """Drop a claim session's advisory locks now, then close it (never raises)."""
+    try:
+        if not conn.closed:
+            conn.execute("SELECT pg_advisory_unlock_all()")
+    except psycopg.Error as exc:
+        logger.debug("unlocking a claim session failed: %s", exc)
+    finally:
+        conn.close()
 
 
 def _event_type(event: PersistedEvent) -> str:
@@ -130,7 +179,12 @@ class PostgresEventStore(ClosingStore):
             name="akgentic-postgres",
             open=True,
         )
+        self._claims: dict[UUID, Connection[Any]] = {}
+        self._claims_lock = threading.Lock()
         t = self.tables
+        self._epoch_of = t.sql(
+            "SELECT (payload->>'epoch')::bigint FROM {teams} WHERE team_id = %s FOR SHARE"
+        )
         self._insert_event = t.sql(
             "INSERT INTO {events} (team_id, sequence, event_type, timestamp, payload) "
             "VALUES (%s, %s, %s, %s, %s::jsonb)"
@@ -168,9 +222,18 @@ class PostgresEventStore(ClosingStore):
                 f"PostgreSQL refused a value (JSONB cannot hold a NUL character): {exc}"
             ) from exc
 
+    def _check_epoch(self, conn: Connection[Any], team_id: UUID, epoch: int | None) -> None:
+        """Inside a transaction: refuse unless the record holds ``epoch`` (row share-locked)."""
+        if epoch is None:
+            return
+        row = conn.execute(self._epoch_of, (team_id,), prepare=True).fetchone()
+        current = None if row is None else int(row[0] or 0)
+        if current != epoch:
+            raise TeamClaimLostError(team_id, epoch, current)
+
     # -- events -----------------------------------------------------------
-    def save_event(self, event: PersistedEvent) -> None:
-        """Append one event (``DuplicateEventError`` if its sequence is taken)."""
+    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
+        """Append one event (``DuplicateEventError`` if its sequence is taken; fenced by epoch)."""
         row = (
             event.team_id,
             event.sequence,
@@ -179,14 +242,15 @@ class PostgresEventStore(ClosingStore):
             encode_event(event),
         )
         try:
-            with self._connection() as conn:
+            with self._connection() as conn, conn.transaction():
+                self._check_epoch(conn, event.team_id, epoch)
                 conn.execute(self._insert_event, row, prepare=True)
         except errors.UniqueViolation as exc:
             if exc.diag.constraint_name != _EVENTS_PKEY:
                 raise
             raise DuplicateEventError(event.team_id, event.sequence) from None
 
-    def save_events(self, events: Sequence[PersistedEvent]) -> None:
+    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
         """Append several events with one ``COPY`` in one transaction: all or none."""
         if not events:
             return
@@ -200,14 +264,12 @@ class PostgresEventStore(ClosingStore):
             (e.team_id, e.sequence, _event_type(e), e.timestamp, encode_event(e)) for e in events
         ]
         try:
-            with (
-                self._connection() as conn,
-                conn.transaction(),
-                conn.cursor() as cur,
-                cur.copy(self._copy_events) as copy,
-            ):
-                for row in rows:
-                    copy.write_row(row)
+            with self._connection() as conn, conn.transaction():
+                for team_id in {event.team_id for event in events}:
+                    self._check_epoch(conn, team_id, epoch)
+                with conn.cursor() as cur, cur.copy(self._copy_events) as copy:
+                    for row in rows:
+                        copy.write_row(row)
         except errors.UniqueViolation as exc:
             if exc.diag.constraint_name != _EVENTS_PKEY:
                 raise
@@ -262,30 +324,45 @@ class PostgresEventStore(ClosingStore):
         return 0 if row is None else int(row[0])
 
     # -- teams ------------------------------------------------------------
-    def save_team(self, process: Process) -> None:
-        """Upsert the team record; its metadata index is derived again from its metadata."""
+    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
+        """Upsert the team record; its metadata index is derived again (fenced by ``epoch``)."""
+        with self._connection() as conn, conn.transaction():
+            if epoch is not None:
+                process = process.model_copy(update={"epoch": epoch})
+                row = conn.execute(
+                    self.tables.sql(
+                        "SELECT (payload->>'epoch')::bigint FROM {teams} WHERE team_id = %s "
+                        "FOR UPDATE"
+                    ),
+                    (process.team_id,),
+                ).fetchone()
+                current = None if row is None else int(row[0] or 0)
+                if current != epoch:
+                    raise TeamClaimLostError(process.team_id, epoch, current)
+            self._write_team(conn, process)
+
+    def _write_team(self, conn: Connection[Any], process: Process) -> None:
         entries = derive_metadata_indexes(process.metadata)
         process = process.model_copy(update={"metadata_indexes": entries})
-        with self._connection() as conn:
-            conn.execute(
-                self.tables.sql(
-                    "INSERT INTO {teams} (team_id, user_id, status, created_at, updated_at, "
-                    "metadata_indexes, payload) VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb) "
-                    "ON CONFLICT (team_id) DO UPDATE SET user_id = excluded.user_id, "
-                    "status = excluded.status, created_at = excluded.created_at, "
-                    "updated_at = excluded.updated_at, "
-                    "metadata_indexes = excluded.metadata_indexes, payload = excluded.payload"
-                ),
-                (
-                    process.team_id,
-                    process.user_id,
-                    str(process.status.value),
-                    process.created_at,
-                    process.updated_at,
-                    entries,
-                    encode_process(process),
-                ),
-            )
+        conn.execute(
+            self.tables.sql(
+                "INSERT INTO {teams} (team_id, user_id, status, created_at, updated_at, "
+                "metadata_indexes, payload) VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb) "
+                "ON CONFLICT (team_id) DO UPDATE SET user_id = excluded.user_id, "
+                "status = excluded.status, created_at = excluded.created_at, "
+                "updated_at = excluded.updated_at, "
+                "metadata_indexes = excluded.metadata_indexes, payload = excluded.payload"
+            ),
+            (
+                process.team_id,
+                process.user_id,
+                str(process.status.value),
+                process.created_at,
+                process.updated_at,
+                entries,
+                encode_process(process),
+            ),
+        )
 
     def load_team(self, team_id: UUID) -> Process | None:
         """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
@@ -336,9 +413,10 @@ class PostgresEventStore(ClosingStore):
         return matching_teams(rows, user_id, status, entries, logger)
 
     # -- agent states -----------------------------------------------------
-    def save_agent_state(self, snapshot: AgentStateSnapshot) -> None:
-        """Upsert the latest state of ``(team_id, agent_id)``."""
-        with self._connection() as conn:
+    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
+        """Upsert the latest state of ``(team_id, agent_id)`` (fenced by ``epoch``)."""
+        with self._connection() as conn, conn.transaction():
+            self._check_epoch(conn, snapshot.team_id, epoch)
             conn.execute(
                 self.tables.sql(
                     "INSERT INTO {agent_states} (team_id, agent_id, name, updated_at, payload) "
@@ -367,9 +445,158 @@ class PostgresEventStore(ClosingStore):
             ).fetchall()
         return [decode_state(payload, team_id, agent_id) for agent_id, payload in rows]
 
+    # -- claims and checks ------------------------------------------------
+    def claim_team(
+        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
+    ) -> Process:
+        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
+        if self._pool is None:
+            raise EventStoreError("this PostgresEventStore is closed")
+        with self._claims_lock:
+            if team_id in self._claims:
+                raise claim_error(team_id, self.load_team(team_id))
+        key = _claim_key(self.target.schema, team_id)
+        conn = _connect(self.target)
+        try:
+            if not self._try_lock(conn, key, team_id):
+                raise claim_error(team_id, self.load_team(team_id))
+            with conn.transaction():
+                found = conn.execute(
+                    self.tables.sql(
+                        "SELECT payload::text FROM {teams} WHERE team_id = %s FOR UPDATE"
+                    ),
+                    (team_id,),
+                ).fetchone()
+                if create is not None:
+                    if found is not None:
+                        raise TeamStateError(team_id, "exists", f"team {team_id} already exists")
+                    claimed = create.model_copy(
+                        update={"team_id": team_id, "owner": owner, "epoch": 1}
+                    )
+                else:
+                    if found is None:
+                        raise TeamNotFoundError(team_id)
+                    record = decode_process(found[0], str(team_id))
+                    claimed = record.model_copy(
+                        update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
+                    )
+                self._write_team(conn, claimed)
+            with self._claims_lock:
+                self._claims[team_id] = conn
+        except psycopg.Error as exc:
+            _end_session(conn)
+            raise StoreUnavailableError(
+                f"claiming team {team_id} at {self.target.display} failed: {str(exc).strip()}"
+            ) from exc
+        except BaseException:
+            _end_session(conn)
+            raise
+        return claimed
+
+    def _try_lock(self, conn: Connection[Any], key: int, team_id: UUID) -> bool:
+        """Take the advisory lock; wait briefly while its holder is a dead local process.
+
+        The server drops a killed client's locks once it notices the closed
+        socket, a moment after the kill: an owner recorded on this host whose
+        process is gone is given that moment instead of being reported as live.
+        """
+        deadline = time.monotonic() + _DEAD_OWNER_GRACE
+        while True:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            if row is not None and row[0]:
+                return True
+            record = self.load_team(team_id)
+            owner = record.owner if record is not None else None
+            if owner is None or owner.process_alive() is not False:
+                return False
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+
+    def release_team(self, team_id: UUID) -> None:
+        """Unlock and end the claim's session."""
+        with self._claims_lock:
+            conn = self._claims.pop(team_id, None)
+        if conn is not None:
+            _end_session(conn)
+
+    def claim_held(self, team_id: UUID) -> bool:
+        """Whether any session holds the team's advisory lock (probed, then let go)."""
+        with self._claims_lock:
+            if team_id in self._claims:
+                return True
+        key = _claim_key(self.target.schema, team_id)
+        with self._connection() as conn:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            if row is not None and row[0]:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                return False
+        return True
+
+    def stored_team_ids(self) -> set[UUID]:
+        """Team ids found in any of the three tables."""
+        with self._connection() as conn:
+            rows = conn.execute(
+                self.tables.sql(
+                    "SELECT team_id FROM {teams} UNION SELECT team_id FROM {events} "
+                    "UNION SELECT team_id FROM {agent_states}"
+                )
+            ).fetchall()
+        return {UUID(str(row[0])) for row in rows}
+
+    def check_integrity(self) -> list[str]:
+        """Constraint scan: unvalidated constraints and rows whose columns contradict payloads."""
+        t = self.tables
+        checks = (
+            (
+                "constraint(s) not validated",
+                "SELECT conname FROM pg_constraint WHERE NOT convalidated AND conrelid IN "
+                "(to_regclass(%s), to_regclass(%s), to_regclass(%s))",
+                (t.teams, t.events, t.agent_states),
+            ),
+            (
+                "team rows whose payload names another team or status",
+                t.sql(
+                    "SELECT team_id::text FROM {teams} WHERE payload->>'team_id' <> team_id::text "
+                    "OR payload->>'status' <> status"
+                ),
+                (),
+            ),
+            (
+                "event rows whose payload names another team or sequence",
+                t.sql(
+                    "SELECT team_id::text || ':' || sequence FROM {events} "
+                    "WHERE payload->>'team_id' <> team_id::text "
+                    "OR (payload->>'sequence')::bigint <> sequence"
+                ),
+                (),
+            ),
+            (
+                "state rows whose payload names another team or agent",
+                t.sql(
+                    "SELECT team_id::text || ':' || agent_id FROM {agent_states} "
+                    "WHERE payload->>'team_id' <> team_id::text OR payload->>'agent_id' <> agent_id"
+                ),
+                (),
+            ),
+        )
+        problems: list[str] = []
+        with self._connection() as conn:
+            for what, query, params in checks:
+                rows = conn.execute(query, params).fetchall()
+                if rows:
+                    shown = ", ".join(str(r[0]) for r in rows[:5])
+                    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+                    problems.append(f"{len(rows)} {what}: {shown}{more}")
+        return problems
+
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
-        """Close the connection pool (idempotent)."""
+        """Close the connection pool and end every claim's session (idempotent)."""
+        with self._claims_lock:
+            claims, self._claims = self._claims, {}
+        for conn in claims.values():
+            _end_session(conn)
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()

@@ -47,9 +47,22 @@ class PostgresURL:
         return redact(self.conninfo)
 
 
+def redact_unparsed(url: str) -> str:
+    """``url`` with anything between ``://`` and ``@`` masked (for URLs that do not parse)."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not sep or not at:
+        return url
+    user = userinfo.partition(":")[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in userinfo else url
+
+
 def redact(url: str) -> str:
     """``url`` with the password (if any) replaced by ``***``."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact_unparsed(url)
     if parts.password is None:
         return url
     host = parts.netloc.rpartition("@")[2]
@@ -71,7 +84,14 @@ def _number(url: str, name: str, text: str, minimum: float) -> float:
 
 def parse_postgres_url(url: str) -> PostgresURL:
     """Split a store URL into the libpq URI and the store options (see the module docstring)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is what raises on a malformed one
+    except ValueError as exc:
+        raise InvalidStoreURLError(
+            f"{redact_unparsed(url)} is not a valid PostgreSQL URL ({exc}); write it like "
+            "postgresql://user@host:5432/database"
+        ) from None
     if parts.scheme.lower() not in SCHEMES:
         raise InvalidStoreURLError(
             f"expected a postgresql:// or postgres:// URL, got {redact(url)!r}"

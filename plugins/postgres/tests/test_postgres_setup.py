@@ -166,3 +166,39 @@ def test_importing_the_kernel_and_the_plugin_module_does_not_import_psycopg() ->
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_store_check_reports_a_row_whose_columns_contradict_its_payload(
+    run_cli: Run, initialised_url: str
+) -> None:
+    from uuid import uuid4
+
+    from akgentic.testing.event_store_contract import contract_event, contract_process
+
+    store = PostgresEventStore.from_url(initialised_url)
+    try:
+        process = contract_process()
+        store.save_team(process)
+        for sequence in (1, 2):
+            store.save_event(contract_event(process.team_id, sequence))
+        assert store.check_integrity() == []
+        orphan = uuid4()
+        store.save_event(contract_event(orphan, 1))
+        assert run_cli("store", "check", initialised_url).returncode == 1
+        assert run_cli("store", "repair", initialised_url).returncode == 0
+        assert store.load_events(orphan) == []
+        with psycopg.connect(store.target.conninfo, autocommit=True) as conn:
+            conn.execute(
+                store.tables.sql(
+                    "UPDATE {events} SET sequence = 7 WHERE team_id = %s AND sequence = 2"
+                ),
+                (process.team_id,),
+            )
+        problems = store.check_integrity()
+        assert len(problems) == 1 and "another team or sequence" in problems[0]
+        checked = run_cli("store", "check", initialised_url)
+        assert checked.returncode == 1
+        assert "another team or sequence" in checked.stdout
+        assert "1 store problem(s)" in checked.stdout
+    finally:
+        store.close()

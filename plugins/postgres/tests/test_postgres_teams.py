@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
@@ -89,8 +92,7 @@ def test_a_team_killed_mid_conversation_resumes_elsewhere_with_every_acknowledge
         manager = TeamManager(system, store)
         process = manager.get_team(team_id)
         assert process is not None and process.status == TeamStatus.RUNNING
-        manager.stop_team(team_id)  # its process is gone: recorded as stopped
-        runtime = manager.resume_team(team_id)
+        runtime = manager.resume_team(team_id)  # its owner is gone: resumable at once
         runtime.send("after the crash")
         assert runtime.wait_idle(30)
         manager.stop_team(team_id)
@@ -101,3 +103,75 @@ def test_a_team_killed_mid_conversation_resumes_elsewhere_with_every_acknowledge
     finally:
         system.shutdown(timeout=10)
         store.close()
+
+
+def _spawn(env: dict[str, str], cwd: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "akgentic.cli", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def _first_exit(children: list[subprocess.Popen[str]], timeout: float = 90.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for index, child in enumerate(children):
+            try:
+                child.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                continue
+            return index
+    raise AssertionError(f"no child exited within {timeout} s")
+
+
+def test_two_resumes_at_once_on_postgresql_run_one_copy_and_a_killed_owner_frees_it_at_once(
+    run_cli: Run, initialised_url: str, child_env: dict[str, str], tmp_path: Path
+) -> None:
+    card = tmp_path / "card.yaml"
+    card.write_text(CARD)
+    store = ("--store", initialised_url)
+    created = run_cli("team", "create", str(card), *store, "--send", "hi", "--no-interactive")
+    assert created.returncode == 0, created.stderr
+    team_id = created.stdout.split()[-1]
+    children: list[subprocess.Popen[str]] = []
+    try:
+        for _trial in range(3):
+            pair = [
+                _spawn(child_env, tmp_path, "team", "resume", team_id, *store, "--interactive")
+                for _ in range(2)
+            ]
+            children.extend(pair)
+            loser_index = _first_exit(pair)
+            loser, winner = pair[loser_index], pair[1 - loser_index]
+            _, loser_err = loser.communicate(timeout=90)
+            assert loser.returncode == 1, loser_err
+            assert f"team {team_id} is running in process" in loser_err
+            assert "Traceback" not in loser_err
+            assert winner.poll() is None
+            _, winner_err = winner.communicate("", timeout=90)
+            assert winner.returncode == 0, winner_err
+        owner = _spawn(child_env, tmp_path, "team", "resume", team_id, *store, "--interactive")
+        children.append(owner)
+        assert owner.stderr is not None
+        for line in owner.stderr:
+            if "running; type messages" in line:
+                break
+        os.kill(owner.pid, signal.SIGKILL)
+        owner.wait(timeout=90)
+        resumed = run_cli("team", "resume", team_id, *store, "--send", "again", "--no-interactive")
+        assert resumed.returncode == 0, resumed.stderr
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+            child.wait(timeout=30)
+    with PostgresEventStore.from_url(initialised_url) as pg:
+        process = pg.load_team(UUID(team_id))
+        assert process is not None and process.status == TeamStatus.STOPPED
+        sequences = [e.sequence for e in pg.load_events(UUID(team_id))]
+        assert sequences == list(range(1, len(sequences) + 1))
