@@ -25,7 +25,10 @@ kit in its own test suite:
   a config to start it with, a sample of each message it handles, and the name and
   plugin that register it);
 - ``MessageTypeContract``: every message type that can reach an event log (give a
-  sample message, and the name and plugin that register it).
+  sample message, and the name and plugin that register it);
+- ``VectorBackendContract``: every vector backend (give ``make_backend``: backends
+  of several teams over one fresh storage);
+- ``EmbedderContract``: every embedder (give its registered name and a model).
 """
 
 from __future__ import annotations
@@ -36,19 +39,23 @@ from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from akgentic.testing.agent_class_contract import AgentClassContract
+    from akgentic.testing.embedder_contract import EmbedderContract
     from akgentic.testing.event_store_contract import EventStoreContract
     from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
     from akgentic.testing.tool_card_contract import ToolCardContract
+    from akgentic.testing.vector_contract import VectorBackendContract
 
 __all__ = [
     "AgentClassContract",
+    "EmbedderContract",
     "EventStoreContract",
     "FakeDistributions",
     "MessageTypeContract",
     "ScriptedLLMServer",
     "ToolCardContract",
+    "VectorBackendContract",
     "inline_plugin",
 ]
 
@@ -60,6 +67,8 @@ _LAZY = {
     "ToolCardContract": "akgentic.testing.tool_card_contract",
     "AgentClassContract": "akgentic.testing.agent_class_contract",
     "MessageTypeContract": "akgentic.testing.message_type_contract",
+    "VectorBackendContract": "akgentic.testing.vector_contract",
+    "EmbedderContract": "akgentic.testing.embedder_contract",
 }
 
 
