@@ -222,12 +222,26 @@ class InMemoryBackend:
         self.add_matrix(collection, entries, vectors)
 
     def add_matrix(
-        self, collection: str, entries: Sequence[VectorEntry], vectors: NDArray[Any]
-    ) -> None:
-        """Upsert ``entries`` whose vectors are the rows of ``vectors`` (their own are unused)."""
+        self,
+        collection: str,
+        entries: Sequence[VectorEntry],
+        vectors: NDArray[Any],
+        *,
+        normalised: bool = False,
+    ) -> NDArray[np.float32]:
+        """Upsert ``entries`` whose vectors are the rows of ``vectors`` (their own are unused).
+
+        Returns the unit float32 rows as stored. ``normalised=True`` stores float32 rows
+        that already are (a replay of what this method returned) bit for bit.
+        """
         with self.storage.lock:
             target = self._collection(collection)
-            unit = _normalised(vectors, target.dimension)
+            if normalised and vectors.dtype == np.float32 and vectors.ndim == 2:
+                if vectors.shape != (len(entries), target.dimension):
+                    raise ValueError("replayed vectors do not match their rows")
+                unit = vectors
+            else:
+                unit = _normalised(vectors, target.dimension)
             team = "" if is_shared(collection) else (self.team_id or "")
             rows = [
                 _Row(
@@ -244,6 +258,7 @@ class InMemoryBackend:
                 for e in entries
             ]
             target.upsert(rows, unit, self.storage.teams, self.storage.scopes)
+            return unit
 
     def remove(
         self,

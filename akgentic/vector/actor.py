@@ -127,7 +127,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             matrix = _matrix(entries)
             add_matrix = getattr(backend, "add_matrix", None)
             if matrix is not None and add_matrix is not None:
-                add_matrix(collection, entries, matrix)
+                # Record the rows as stored, so a replay rebuilds the same bits.
+                matrix = add_matrix(collection, entries, matrix)
             else:
                 backend.add(collection, entries)
         except ValueError:
@@ -285,7 +286,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             matrix = decode_vectors(change.vectors, change.dimension)
             add_matrix = getattr(backend, "add_matrix", None)
             if add_matrix is not None:
-                add_matrix(change.collection, entries, matrix)
+                add_matrix(change.collection, entries, matrix, normalised=True)
             else:
                 for entry, vector in zip(entries, matrix.tolist(), strict=True):
                     entry.vector = vector
