@@ -18,7 +18,7 @@ from akgentic.core.proxy import ProxyWrapper
 from akgentic.plugins import PluginHost, PluginInfo
 from akgentic.team import SqliteEventStore, TeamCard, TeamManager, TeamRuntime
 from akgentic.team.stores.codec import encode_event
-from akgentic.vector import VectorEntry, VectorStoreChange
+from akgentic.vector import VectorEntry, VectorStoreChange, get_backend_spec
 
 DIM = 32
 
