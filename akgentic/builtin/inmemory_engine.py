@@ -31,6 +31,7 @@ from akgentic.vector.protocol import (
     matches_filters,
     require_scope,
     require_team,
+    row_id_factory,
     row_object_id,
 )
 
@@ -129,19 +130,23 @@ class _Collection:
         last: dict[str, int] = {}
         for i, row in enumerate(rows):
             last[row.object_id] = i
-        self._reserve(len(last))
-        for i in last.values():
+        picked = list(last.values())
+        self._reserve(len(picked))
+        slots: list[int] = []
+        table, index = self.rows, self.slots
+        for i in picked:
             row = rows[i]
-            slot = self.slots.get(row.object_id)
+            slot = index.get(row.object_id)
             if slot is None:
-                slot = self.size
-                self.rows.append(row)
-                self.slots[row.object_id] = slot
+                slot = index[row.object_id] = len(table)
+                table.append(row)
             else:
-                self.rows[slot] = row
-            self.matrix[slot] = vectors[i]
-            self.teams[slot] = teams.code(row.team_id)
-            self.scopes[slot] = scopes.code(row.scope)
+                table[slot] = row
+            slots.append(slot)
+        where = np.asarray(slots, dtype=np.intp)
+        self.matrix[where] = vectors[np.asarray(picked, dtype=np.intp)]
+        self.teams[where] = [teams.code(rows[i].team_id) for i in picked]
+        self.scopes[where] = [scopes.code(rows[i].scope) for i in picked]
 
     def delete(self, slots: Iterable[int]) -> None:
         doomed = sorted(set(slots))
@@ -243,6 +248,7 @@ class InMemoryBackend:
             else:
                 unit = _normalised(vectors, target.dimension)
             team = "" if is_shared(collection) else (self.team_id or "")
+            row_id = row_id_factory(collection, self.team_id, self.tenant)
             rows = [
                 _Row(
                     ref_type=e.ref_type,
@@ -253,7 +259,7 @@ class InMemoryBackend:
                     ordinal=e.ordinal,
                     team_id=team,
                     tenant=self.tenant,
-                    object_id=row_object_id(collection, self.team_id, self.tenant, e.ref_id),
+                    object_id=row_id(e.ref_id),
                 )
                 for e in entries
             ]

@@ -79,3 +79,19 @@ def test_importing_the_vector_package_loads_no_vector_library() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_fast_id_equals_the_uuid5_of_the_compact_json_for_hostile_ids() -> None:
+    import json
+    import random
+    import uuid
+
+    from akgentic.vector.protocol import OBJECT_ID_NAMESPACE
+
+    rng = random.Random(1)
+    alphabet = 'ab"\\/\n\t é🚀\u2028\x00,[]'
+    for _ in range(300):
+        parts = ["".join(rng.choices(alphabet, k=rng.randint(0, 8))) for _ in range(3)]
+        team, tenant, ref = parts[0] or None, parts[1] or None, parts[2]
+        key = json.dumps([team or "", tenant or "", ref], ensure_ascii=True, separators=(",", ":"))
+        assert stable_object_id(team, tenant, ref) == str(uuid.uuid5(OBJECT_ID_NAMESPACE, key))

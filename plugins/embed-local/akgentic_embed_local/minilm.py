@@ -7,6 +7,7 @@ It needs torch, which is why it is the ``minilm`` extra and not a dependency.
 from __future__ import annotations
 
 import importlib.util
+import os
 import threading
 from typing import Any
 
@@ -24,7 +25,7 @@ _loaded: dict[str, Any] = {}
 
 def minilm_unavailable() -> str | None:
     """None when the model package and torch import here, else why not."""
-    for module in (_PACKAGE, "torch"):
+    for module in (_PACKAGE, "torch", "sentence_transformers"):
         try:
             found = importlib.util.find_spec(module) is not None
         except (ImportError, ValueError):
@@ -46,13 +47,10 @@ def _model() -> Any:
 
 
 def _load(package: Any) -> Any:
-    for name in ("load_model", "get_model", "SentenceTransformer", "model"):
-        candidate = getattr(package, name, None)
-        if callable(candidate):
-            return candidate()
-        if candidate is not None:
-            return candidate
-    raise RuntimeError(f"{_PACKAGE} offers no model loader this plugin knows")
+    # The files are local; never let the hub client try the network.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return package.load_model(device="cpu")
 
 
 class MiniLMEmbedder:

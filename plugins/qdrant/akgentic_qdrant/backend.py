@@ -28,7 +28,7 @@ from akgentic.vector.protocol import (
     is_shared,
     require_scope,
     require_team,
-    row_object_id,
+    row_id_factory,
 )
 from akgentic_qdrant.filters import IMPOSSIBLE, build_filter, payload_of
 
@@ -106,8 +106,9 @@ class QdrantBackend:
             return
         team = "" if is_shared(collection) else (self.team_id or "")
         points: dict[str, models.PointStruct] = {}
+        row_id = row_id_factory(collection, self.team_id, self.tenant)
         for entry in entries:  # the last duplicate of a batch wins
-            point_id = row_object_id(collection, self.team_id, self.tenant, entry.ref_id)
+            point_id = row_id(entry.ref_id)
             points[point_id] = models.PointStruct(
                 id=point_id,
                 vector=[float(v) for v in entry.vector],
