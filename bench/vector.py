@@ -31,10 +31,10 @@ defaults are the issue's sizes. Run: ``.venv/bin/python bench/vector.py``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 import threading
@@ -42,6 +42,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,11 @@ from akgentic.vector.hybrid import hybrid_search
 DIM = 384
 TEAM = "bench-team"
 SUPPORT = Path(__file__).resolve().parents[1] / "tests" / "vector" / "support"
+
+
+def plugin(module: str) -> Any:
+    """A plugin's module (imported by name: the kernel's type check does not see plugins)."""
+    return importlib.import_module(module)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -100,9 +106,7 @@ class HashingQueries:
     """The ``hashing`` embedder at 384 dimensions, imported from its plugin."""
 
     def __init__(self) -> None:
-        from akgentic_embed_local.hashing import HashingEmbedder
-
-        self.embedder = HashingEmbedder(dimension=DIM)
+        self.embedder = plugin("akgentic_embed_local.hashing").HashingEmbedder(dimension=DIM)
 
 
 # ------------------------------------------------------------------ backends
@@ -134,7 +138,7 @@ def bench_backend(
         backend = make()
         backend.create_collection("planning", param(name))
         fill(backend, n)
-        times = timed_queries(lambda q, b=backend: b.search("planning", q, 10), queries[n])
+        times = timed_queries(partial(backend.search, "planning", top_k=10), queries[n])
         result["query_p50_ms"][str(n)] = percentile(times, 0.5)
         result["query_p99_ms"][str(n)] = percentile(times, 0.99)
         if n == sizes[1]:
@@ -287,7 +291,7 @@ def bench_team_store(n: int) -> dict[str, Any]:
 
 def bench_embedder(embedder: Any, single: int, batch: int) -> dict[str, float]:
     rng = random.Random(3)
-    words = "the quick brown fox jumps over a lazy dog while planning the next release".split()
+    words = "the quick brown fox jumps over a lazy dog while planning the release".split()  # noqa: SIM905
     texts = [" ".join(rng.choices(words, k=12)) for _ in range(max(single, batch))]
     embedder.embed(texts[:2])  # warm-up (loads a model)
     t0 = time.perf_counter()
@@ -304,16 +308,16 @@ def bench_embedder(embedder: Any, single: int, batch: int) -> dict[str, float]:
 def embedders(scale: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     try:
-        from akgentic_embed_local.hashing import HashingEmbedder
+        hashing = plugin("akgentic_embed_local.hashing")
+        minilm = plugin("akgentic_embed_local.minilm")
     except ImportError:
         print("akgentic-embed-local not installed: embedders skipped", file=sys.stderr)
         return out
-    out["hashing"] = bench_embedder(HashingEmbedder(dimension=DIM), 2000 // scale, 2000 // scale)
-    from akgentic_embed_local.minilm import MiniLMEmbedder, minilm_unavailable
-
-    reason = minilm_unavailable()
+    embedder = hashing.HashingEmbedder(dimension=DIM)
+    out["hashing"] = bench_embedder(embedder, 2000 // scale, 2000 // scale)
+    reason = minilm.minilm_unavailable()
     if reason is None:
-        out["minilm"] = bench_embedder(MiniLMEmbedder(), 100 // scale, 512 // scale)
+        out["minilm"] = bench_embedder(minilm.MiniLMEmbedder(), 100 // scale, 512 // scale)
     else:
         print(f"minilm skipped: {reason}", file=sys.stderr)
     return out
@@ -337,15 +341,15 @@ def main() -> None:
     report["backends"]["inmemory"] = inmemory
 
     try:
-        from qdrant_client import QdrantClient
-
-        from akgentic_qdrant.backend import QdrantBackend
+        backend_module = plugin("akgentic_qdrant.backend")
+        client_module = plugin("qdrant_client")
     except ImportError:
         print("akgentic-qdrant not installed: qdrant skipped", file=sys.stderr)
     else:
 
         def make_qdrant() -> Any:
-            return QdrantBackend(QdrantClient(location=":memory:"), TEAM, lock=threading.RLock())
+            client = client_module.QdrantClient(location=":memory:")
+            return backend_module.QdrantBackend(client, TEAM, lock=threading.RLock())
 
         qdrant = bench_backend(
             "qdrant", make_qdrant, sizes, {sizes[0]: 100, sizes[1]: 50, sizes[2]: 10}
