@@ -12,7 +12,8 @@ project that has akgentic installed gets these fixtures without configuration:
   tested without pip.
 - ``llm_server``: a started scripted OpenAI-compatible server on 127.0.0.1
   (:class:`~akgentic.testing.llm_server.ScriptedLLMServer`) for offline
-  end-to-end runs of real LLM clients.
+  end-to-end runs of real LLM clients (``EmbeddingsServer`` does the same for
+  ``/v1/embeddings``).
 
 Contract kits for each plugin kind live in this package too and are imported
 lazily, so loading the pytest plugin stays cheap. An implementation subclasses its
@@ -40,6 +41,7 @@ from akgentic._lazy import lazy_exports
 if TYPE_CHECKING:
     from akgentic.testing.agent_class_contract import AgentClassContract
     from akgentic.testing.embedder_contract import EmbedderContract
+    from akgentic.testing.embeddings_server import EmbeddingsServer
     from akgentic.testing.event_store_contract import EventStoreContract
     from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentClassContract",
     "EmbedderContract",
+    "EmbeddingsServer",
     "EventStoreContract",
     "FakeDistributions",
     "MessageTypeContract",
@@ -69,6 +72,7 @@ _LAZY = {
     "MessageTypeContract": "akgentic.testing.message_type_contract",
     "VectorBackendContract": "akgentic.testing.vector_contract",
     "EmbedderContract": "akgentic.testing.embedder_contract",
+    "EmbeddingsServer": "akgentic.testing.embeddings_server",
 }
 
 
