@@ -1,4 +1,4 @@
-"""The ``inmemory`` built-in plugin: the process-local vector backend.
+"""The ``inmemory`` built-in plugin: the process-local vector backend, and ``akgentic vector``.
 
 Registered through ``akgentic_vector_backends`` like any plugin. Its rows live in the
 team's ``#VectorStore`` actor (``persists_in_actor_state``), which records every
@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from akgentic.plugins import MessageTypeSpec, VectorBackendSpec, hookimpl
 
 if TYPE_CHECKING:
+    import typer
+
     from akgentic.vector.registry import BackendContext
 
 
@@ -59,3 +61,11 @@ def akgentic_message_types() -> Iterable[MessageTypeSpec]:
             description="One vector row",
         ),
     ]
+
+
+@hookimpl
+def akgentic_cli(app: typer.Typer) -> None:
+    """Add ``akgentic vector collections`` and ``akgentic vector reap TEAM_ID``."""
+    from akgentic.cli.vector_cmd import vector_app
+
+    app.add_typer(vector_app(), name="vector")
