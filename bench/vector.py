@@ -23,7 +23,8 @@ Prints one JSON object::
 * ``add_one_ms_10000``: median time to add one row to a 10,000-row store through the
   path a card uses (the ``#VectorStore`` actor for inmemory, the backend for qdrant).
 
-``qdrant`` is qdrant-client's local ``:memory:`` engine. ``--quick`` (or
+``qdrant`` is qdrant-client's local ``:memory:`` engine; ``qdrant-edge`` the embedded
+engine on a temporary directory (each upsert flushed to disk). ``--quick`` (or
 ``AKGENTIC_BENCH_QUICK=1``) divides every size by 10 for a fast check; the
 defaults are the issue's sizes. Run: ``.venv/bin/python bench/vector.py``.
 """
@@ -356,6 +357,23 @@ def main() -> None:
         )
         qdrant["restore_s_10000"] = None  # its rows live in the engine, not in a team's log
         report["backends"]["qdrant"] = qdrant
+    try:
+        edge_module = plugin("akgentic_qdrant.edge")
+    except ImportError:
+        print("qdrant-edge-py not installed: qdrant-edge skipped", file=sys.stderr)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            roots = iter(range(1000))
+
+            def make_edge() -> Any:
+                storage = edge_module.EdgeStorage(Path(tmp) / str(next(roots)))
+                return edge_module.EdgeBackend(storage, TEAM)
+
+            edge = bench_backend(
+                "qdrant-edge", make_edge, sizes, {sizes[0]: 200, sizes[1]: 200, sizes[2]: 50}
+            )
+        edge["restore_s_10000"] = None  # persisted by the engine itself
+        report["backends"]["qdrant-edge"] = edge
 
     report["embedders"] = embedders(scale)
     print(json.dumps(report))
