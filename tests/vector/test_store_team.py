@@ -171,3 +171,53 @@ def test_the_log_grows_by_the_change_not_by_the_size_of_the_store(
     assert abs(last - small) < 200  # the one-row add after 5,000 rows costs what the first did
     states = event_store.load_agent_states(runtime.id)
     assert all(len(s.model_dump_json()) < 20_000 for s in states)
+
+
+def test_naming_weaviate_without_its_url_fails_the_build_and_writes_nothing(
+    manager: TeamManager, event_store: SqliteEventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("akgentic_weaviate", reason="the weaviate plugin is not installed")
+    monkeypatch.delenv("AKGENTIC_WEAVIATE_URL", raising=False)
+    with pytest.raises(ValueError, match="AKGENTIC_WEAVIATE_URL is not set"):
+        manager.create_team(card(member("@A", vector_store=inmemory(backend="weaviate"))))
+    assert event_store.list_teams() == []
+
+
+def test_four_threads_adding_through_the_store_actor_lose_nothing(manager: TeamManager) -> None:
+    import threading
+
+    runtime = manager.create_team(card(member("@A", vector_store=inmemory())))
+    store = store_of(runtime)
+    errors: list[BaseException] = []
+
+    def write(worker: int) -> None:
+        try:
+            for i in range(50):
+                store.add("planning", rows(1, worker * 1000 + i))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert store.count("planning") == 200
+
+
+def test_the_store_actor_refuses_bad_input_as_the_spec_says(manager: TeamManager) -> None:
+    from akgentic.tool.errors import RetriableError
+
+    runtime = manager.create_team(card(member("@A", vector_store=inmemory())))
+    store = store_of(runtime)
+    bad = VectorEntry(ref_type="task", ref_id="x", text="x", vector=[0.0] * DIM)
+    with pytest.raises(ValueError, match="no direction"):
+        store.add("planning", [bad])
+    with pytest.raises(ValueError, match="never created"):
+        store.add("nowhere", rows(1))
+    with pytest.raises(RetriableError, match="wildcards"):
+        store.search("planning", rows(1)[0].vector, 3, path_prefix="a*")
+    with pytest.raises(RetriableError, match="top_k"):
+        store.search("planning", rows(1)[0].vector, 0)
+    assert store.count("planning") == 0
