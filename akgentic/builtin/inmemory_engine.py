@@ -313,7 +313,9 @@ class InMemoryBackend:
             n = target.size
             if n == 0:
                 return SearchResult()
-            scores = target.matrix[:n] @ vector
+            # numpy's own single-threaded kernel: a threaded BLAS gemv hands work to a
+            # second thread, which on a busy machine costs more than the scan itself.
+            scores = np.einsum("ij,j->i", target.matrix[:n], vector)
             mask = self._mask(collection, target, scope)
             if path_prefix is not None or filters:
                 for slot in np.flatnonzero(mask).tolist():

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         VectorStoreConfig,
         VectorStoreState,
         ensure_store_actor,
+        find_store_actor,
     )
     from akgentic.vector.clients import ClusterKey, close_all, get_client
     from akgentic.vector.embedder import Embedder, EmbeddingError, clean_text, embed_batched
@@ -61,6 +62,7 @@ _LAZY: dict[str, str] = {
             "VectorStoreConfig",
             "VectorStoreState",
             "ensure_store_actor",
+            "find_store_actor",
         ],
         "akgentic.vector.actor",
     ),
@@ -138,6 +140,7 @@ __all__ = [
     "default_backend",
     "embed_batched",
     "ensure_store_actor",
+    "find_store_actor",
     "fuse",
     "get_backend_spec",
     "get_client",

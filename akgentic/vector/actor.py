@@ -16,6 +16,7 @@ after :meth:`~VectorStoreActor.init_state` has re-created the collections.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -47,6 +48,7 @@ __all__ = [
     "VectorStoreConfig",
     "VectorStoreState",
     "ensure_store_actor",
+    "find_store_actor",
 ]
 
 logger = logging.getLogger(__name__)
@@ -74,14 +76,16 @@ class VectorStoreState(BaseState):
 class VectorStoreChange(SerializableBaseModel):
     """One mutation of the store, as written to the event log.
 
-    ``rows`` holds each row's fields without its vector; ``vectors`` holds all the
-    batch's vectors as one base64 string of little-endian float32 (``dimension`` wide).
+    ``rows`` holds the rows' fields without their vectors as one compact JSON array
+    (one string, so the log's readers and writers do not walk thousands of dicts);
+    ``vectors`` holds all the batch's vectors as one base64 string of little-endian
+    float32 (``dimension`` wide).
     """
 
     op: Literal["create", "add", "remove", "delete_team"]
     collection: str
     config: dict[str, Any] | None = None
-    rows: list[dict[str, Any]] = Field(default_factory=list)
+    rows: str = "[]"
     dimension: int = 0
     vectors: str = ""
     ref_ids: list[str] = Field(default_factory=list)
@@ -280,7 +284,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             return
         backend = self._route(change.collection)
         if change.op == "add":
-            entries = [VectorEntry(vector=[], **row) for row in change.rows]
+            entries = [VectorEntry(vector=[], **row) for row in json.loads(change.rows)]
             from akgentic.builtin.inmemory_engine import decode_vectors
 
             matrix = decode_vectors(change.vectors, change.dimension)
@@ -334,7 +338,7 @@ def _add_change(collection: str, entries: list[VectorEntry], matrix: Any) -> Vec
     return VectorStoreChange(
         op="add",
         collection=collection,
-        rows=rows,
+        rows=json.dumps(rows, ensure_ascii=True, separators=(",", ":")),  # lone surrogates too
         dimension=int(matrix.shape[1]),
         vectors=encode_vectors(matrix),
     )
@@ -353,4 +357,19 @@ def ensure_store_actor(
     address: ActorAddress = orchestrator_proxy.getChildrenOrCreate(
         VectorStoreActor, config=VectorStoreConfig(name=STORE_ACTOR_NAME, role="ToolActor")
     )
+    return address
+
+
+def find_store_actor(actor: Any) -> ActorAddress:
+    """The team's ``#VectorStore`` as a consumer actor's ``on_start`` looks it up.
+
+    Raises RuntimeError when it is missing: the card's ``observer()`` must have called
+    :func:`ensure_store_actor` before creating the consumer.
+    """
+    address: ActorAddress | None = actor.get_team_member(STORE_ACTOR_NAME)
+    if address is None:
+        raise RuntimeError(
+            f"{STORE_ACTOR_NAME} is not in the team: call ensure_store_actor() before "
+            "creating the actor that uses it"
+        )
     return address

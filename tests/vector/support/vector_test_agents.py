@@ -16,6 +16,7 @@ from akgentic.vector import (
     VectorStoreParam,
     bind_store,
     ensure_store_actor,
+    find_store_actor,
 )
 
 COLLECTION = "planning"
@@ -40,9 +41,8 @@ class StoreUser(Akgent[StoreUserConfig, BaseState]):
         self.store: Any = None
         if self.binding is None or not self.binding.needs_actor:
             return
-        address = ensure_store_actor(self.binding.param, self.orchestrator_proxy_ask)
-        assert address is not None
-        self.store = self.proxy_ask(address, VectorStoreActor, 30)
+        ensure_store_actor(self.binding.param, self.orchestrator_proxy_ask)
+        self.store = self.proxy_ask(find_store_actor(self), VectorStoreActor, 30)
         self.store.create_collection(COLLECTION, self.binding.param)
 
     def store_address(self) -> Any:
