@@ -221,3 +221,17 @@ def test_the_store_actor_refuses_bad_input_as_the_spec_says(manager: TeamManager
     with pytest.raises(RetriableError, match="top_k"):
         store.search("planning", rows(1)[0].vector, 0)
     assert store.count("planning") == 0
+
+
+def test_unicode_and_a_lone_surrogate_survive_the_log_and_a_resume(
+    manager: TeamManager, event_store: SqliteEventStore, wait_until: Callable[..., None]
+) -> None:
+    runtime = manager.create_team(card(member("@A", vector_store=inmemory())))
+    store = store_of(runtime)
+    text = "Straße 🚀 مرحبا broken \ud800 half"
+    [row] = rows(1)
+    store.add("planning", [row.model_copy(update={"text": text, "ref_id": "ü-🚀"})])
+    wait_until(lambda: len(_store_events(event_store, runtime.id)) == 2)
+    resumed = store_of(_restart(manager, runtime))
+    hit = resumed.search("planning", row.vector, 1).hits[0]
+    assert (hit.ref_id, hit.text) == ("ü-🚀", text)
