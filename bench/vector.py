@@ -269,8 +269,9 @@ def bench_team_store(n: int) -> dict[str, Any]:
             proxy.add("planning", [one[i]])
             adds.append(time.perf_counter() - t0)
         result["add_one_ms_10000"] = percentile(adds, 0.5)
-        expected = len(change_sizes(store, runtime.id)) + 1
         proxy.add("planning", [one[200]])
+        # create + 10 rows + 1 row + the batches + 200 single rows + this one
+        expected = 3 + len(range(10, n, 500)) + 200 + 1
         wait_for(lambda: len(change_sizes(store, runtime.id)) == expected)
         large = change_sizes(store, runtime.id)[-1]
         result["log_bytes_per_add_one"] = {"10": small, str(n): large}
@@ -327,20 +328,36 @@ def embedders(scale: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes divided by 10")
+    parser.add_argument(
+        "--backends", default="inmemory,qdrant,qdrant-edge", help="comma-separated subset"
+    )
+    parser.add_argument("--no-embedders", action="store_true", help="skip the embedders")
     args = parser.parse_args()
+    wanted = set(args.backends.split(","))
     scale = 10 if args.quick or os.environ.get("AKGENTIC_BENCH_QUICK") == "1" else 1
     sizes = [1000 // scale, 10_000 // scale, 100_000 // scale]
     report: dict[str, Any] = {"dimension": DIM, "sizes": sizes, "backends": {}, "embedders": {}}
 
-    inmemory = bench_backend(
-        "inmemory",
-        lambda: InMemoryBackend(team_id=TEAM),
-        sizes,
-        {sizes[0]: 500, sizes[1]: 500, sizes[2]: 200},
-    )
-    inmemory.update(bench_team_store(sizes[1]))
-    report["backends"]["inmemory"] = inmemory
+    if "inmemory" in wanted:
+        inmemory = bench_backend(
+            "inmemory",
+            lambda: InMemoryBackend(team_id=TEAM),
+            sizes,
+            {sizes[0]: 500, sizes[1]: 500, sizes[2]: 200},
+        )
+        inmemory.update(bench_team_store(sizes[1]))
+        report["backends"]["inmemory"] = inmemory
+    if "qdrant" in wanted:
+        bench_qdrant(report, sizes)
+    if "qdrant-edge" in wanted:
+        bench_edge(report, sizes)
+    if not args.no_embedders:
+        report["embedders"] = embedders(scale)
+    print(json.dumps(report))
 
+
+def bench_qdrant(report: dict[str, Any], sizes: list[int]) -> None:
+    """The ``qdrant`` backend on qdrant-client's local ``:memory:`` engine."""
     try:
         backend_module = plugin("akgentic_qdrant.backend")
         client_module = plugin("qdrant_client")
@@ -357,6 +374,10 @@ def main() -> None:
         )
         qdrant["restore_s_10000"] = None  # its rows live in the engine, not in a team's log
         report["backends"]["qdrant"] = qdrant
+
+
+def bench_edge(report: dict[str, Any], sizes: list[int]) -> None:
+    """The ``qdrant-edge`` backend on a temporary directory."""
     try:
         edge_module = plugin("akgentic_qdrant.edge")
     except ImportError:
@@ -374,9 +395,6 @@ def main() -> None:
             )
         edge["restore_s_10000"] = None  # persisted by the engine itself
         report["backends"]["qdrant-edge"] = edge
-
-    report["embedders"] = embedders(scale)
-    print(json.dumps(report))
 
 
 if __name__ == "__main__":

@@ -113,8 +113,8 @@ class _Collection:
         capacity = self.matrix.shape[0]
         if needed <= capacity:
             return
-        while capacity < needed:
-            capacity *= 2
+        while capacity < needed:  # grow by half: amortised copies, at most a third unused
+            capacity = capacity + capacity // 2
         matrix = np.zeros((capacity, self.dimension), np.float32)
         matrix[: self.size] = self.matrix[: self.size]
         teams = np.zeros(capacity, np.int32)
