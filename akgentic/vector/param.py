@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akgentic.vector.registry import (
+    DISTRIBUTIONS,
     available_embedders,
     default_backend,
     embedder_unavailable,
+    find_embedder_spec,
     get_backend_spec,
     needs_store_actor,
 )
@@ -114,17 +116,11 @@ def bind_store(owner: str, value: VectorStoreParam | bool | None) -> StoreBindin
     spec = get_backend_spec(param.backend)
     if spec.require_configured is not None:
         spec.require_configured(owner)
-    embedder_spec: EmbedderSpec | None = None
     reason: str | None
-    from akgentic.plugins import get_registry
-
-    embedders = get_registry().embedders()
-    embedder_spec = embedders.get(param.embedding_provider)
+    embedder_spec = find_embedder_spec(param.embedding_provider)
     if embedder_spec is None:
         if param.embedding_declared:
             installed = ", ".join(available_embedders()) or "none"
-            from akgentic.vector.registry import DISTRIBUTIONS
-
             hint = DISTRIBUTIONS["embedders"].get(param.embedding_provider)
             raise ValueError(
                 f"{owner} names embedding_provider={param.embedding_provider!r}, which is not "

@@ -27,6 +27,7 @@ __all__ = [
     "default_backend",
     "embedder_unavailable",
     "env_value",
+    "find_embedder_spec",
     "get_backend_spec",
     "get_embedder_spec",
     "needs_store_actor",
@@ -124,6 +125,12 @@ def get_embedder_spec(name: str) -> EmbedderSpec:
     if spec is None:
         raise _missing("embedders", "embedder", name, sorted(specs))
     return spec  # type: ignore[no-any-return]
+
+
+def find_embedder_spec(name: str) -> EmbedderSpec | None:
+    """The record of embedder ``name``, or None when it is not installed."""
+    spec: EmbedderSpec | None = _registry().embedders().get(name)
+    return spec
 
 
 def _configured(spec: VectorBackendSpec) -> bool:
