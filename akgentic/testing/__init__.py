@@ -12,7 +12,8 @@ project that has akgentic installed gets these fixtures without configuration:
   tested without pip.
 - ``llm_server``: a started scripted OpenAI-compatible server on 127.0.0.1
   (:class:`~akgentic.testing.llm_server.ScriptedLLMServer`) for offline
-  end-to-end runs of real LLM clients.
+  end-to-end runs of real LLM clients (``EmbeddingsServer`` does the same for
+  ``/v1/embeddings``).
 
 ``wait_until(predicate, timeout)`` and ``poll_until`` (:mod:`akgentic.testing.waiting`)
 are the bounded waits on a condition every test here uses instead of sleeping.
@@ -28,7 +29,10 @@ kit in its own test suite:
   a config to start it with, a sample of each message it handles, and the name and
   plugin that register it);
 - ``MessageTypeContract``: every message type that can reach an event log (give a
-  sample message, and the name and plugin that register it).
+  sample message, and the name and plugin that register it);
+- ``VectorBackendContract``: every vector backend (give ``make_backend``: backends
+  of several teams over one fresh storage);
+- ``EmbedderContract``: every embedder (give its registered name and a model).
 """
 
 from __future__ import annotations
@@ -39,20 +43,26 @@ from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from akgentic.testing.agent_class_contract import AgentClassContract
+    from akgentic.testing.embedder_contract import EmbedderContract
+    from akgentic.testing.embeddings_server import EmbeddingsServer
     from akgentic.testing.event_store_contract import EventStoreContract
     from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
     from akgentic.testing.tool_card_contract import ToolCardContract
+    from akgentic.testing.vector_contract import VectorBackendContract
     from akgentic.testing.waiting import poll_until, wait_until
 
 __all__ = [
     "AgentClassContract",
+    "EmbedderContract",
+    "EmbeddingsServer",
     "EventStoreContract",
     "FakeDistributions",
     "MessageTypeContract",
     "ScriptedLLMServer",
     "ToolCardContract",
+    "VectorBackendContract",
     "inline_plugin",
     "poll_until",
     "wait_until",
@@ -66,6 +76,9 @@ _LAZY = {
     "ToolCardContract": "akgentic.testing.tool_card_contract",
     "AgentClassContract": "akgentic.testing.agent_class_contract",
     "MessageTypeContract": "akgentic.testing.message_type_contract",
+    "VectorBackendContract": "akgentic.testing.vector_contract",
+    "EmbedderContract": "akgentic.testing.embedder_contract",
+    "EmbeddingsServer": "akgentic.testing.embeddings_server",
     "poll_until": "akgentic.testing.waiting",
     "wait_until": "akgentic.testing.waiting",
 }

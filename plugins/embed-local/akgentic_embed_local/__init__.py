@@ -1,0 +1,1 @@
+"""Offline embedders for akgentic (``hashing``, ``minilm``)."""

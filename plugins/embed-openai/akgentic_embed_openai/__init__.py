@@ -1,0 +1,1 @@
+"""OpenAI and OpenAI-compatible embedders for akgentic (``openai``, ``azure``)."""

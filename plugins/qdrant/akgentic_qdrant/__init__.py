@@ -1,0 +1,1 @@
+"""Qdrant vector backends for akgentic (``qdrant``, ``qdrant-edge``)."""

@@ -1,0 +1,95 @@
+"""Payload filters of a query, built with a Qdrant library's typed condition classes.
+
+Both ``qdrant_client.models`` and ``qdrant_edge`` offer ``Filter``, ``FieldCondition``,
+``MatchValue``, ``MatchAny`` and ``MatchPrefix`` under the same names and fields, so
+one builder serves both. Values are never interpolated into strings: each becomes
+a typed match condition, compared literally by the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from akgentic.vector.protocol import Scalar, is_shared
+
+__all__ = ["IMPOSSIBLE", "PAYLOAD_KEYS", "build_filter", "payload_of"]
+
+#: Payload keys written on every point; ``tenant``, ``scope``, ``path`` and
+#: ``ordinal`` only when set.
+PAYLOAD_KEYS = ("ref_type", "ref_id", "text", "team_id", "tenant", "scope", "path", "ordinal")
+
+_STRING_KEYS = frozenset({"ref_type", "ref_id", "text", "scope", "path"})
+
+
+class _Impossible:
+    """Marker: the filters can match nothing (a value of the wrong type for its key)."""
+
+
+IMPOSSIBLE = _Impossible()
+
+
+def payload_of(entry: Any, team_id: str, tenant: str | None) -> dict[str, Any]:
+    """The payload of a point for ``entry`` written by ``team_id``."""
+    payload: dict[str, Any] = {
+        "ref_type": entry.ref_type,
+        "ref_id": entry.ref_id,
+        "text": entry.text,
+        "team_id": team_id,
+    }
+    if tenant is not None:
+        payload["tenant"] = tenant
+    for key in ("scope", "path", "ordinal"):
+        value = getattr(entry, key)
+        if value is not None:
+            payload[key] = value
+    return payload
+
+
+def _values_for(key: str, values: list[Scalar]) -> list[Any]:
+    if key in _STRING_KEYS:
+        return [v for v in values if isinstance(v, str)]
+    return [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+
+
+def build_filter(
+    models: Any,
+    collection: str,
+    team_id: str | None,
+    tenant: str | None,
+    *,
+    scope: str | None = None,
+    path_prefix: str | None = None,
+    filters: Mapping[str, list[Scalar]] | None = None,
+    ref_ids: list[str] | None = None,
+    team_override: str | None = None,
+) -> Any:
+    """A ``models.Filter`` ANDing the team, tenant and every predicate (or IMPOSSIBLE).
+
+    ``team_override`` filters on that team instead of the backend's (the admin sweep).
+    """
+    must: list[Any] = []
+
+    def equals(key: str, value: Any) -> None:
+        must.append(models.FieldCondition(key=key, match=models.MatchValue(value=value)))
+
+    team = team_override if team_override is not None else team_id
+    if team_override is not None or not is_shared(collection):
+        equals("team_id", team or "")
+    if tenant is not None:
+        equals("tenant", tenant)
+    if scope is not None:
+        equals("scope", scope)
+    if path_prefix is not None:
+        must.append(models.FieldCondition(key="path", match=models.MatchPrefix(prefix=path_prefix)))
+    if ref_ids is not None:
+        must.append(models.FieldCondition(key="ref_id", match=models.MatchAny(any=list(ref_ids))))
+    for key, values in (filters or {}).items():
+        typed = _values_for(key, values)
+        if not typed:
+            return IMPOSSIBLE
+        if len(typed) == 1:
+            equals(key, typed[0])
+        else:
+            must.append(models.FieldCondition(key=key, match=models.MatchAny(any=typed)))
+    return models.Filter(must=must)

@@ -1,0 +1,1 @@
+"""Weaviate vector backend for akgentic (``weaviate``)."""
