@@ -12,7 +12,9 @@ Each running team gets, in this order, a
 an :class:`~akgentic.team.subscribers.IdleStopSubscriber` (stops it after
 ``ORCHESTRATOR_TIMEOUT_DELAY`` idle seconds) and the shared subscribers given
 to the manager, which are called from many orchestrator threads and must be
-thread-safe. A team that fails to build leaves nothing behind: its actors are
+thread-safe. Its runtime gets a :class:`~akgentic.team.backpressure.SendGate`:
+``send`` waits while more than ``max_backlog`` records are between delivery
+and the store. A team that fails to build leaves nothing behind: its actors are
 stopped, its idle countdown closed and no record is written.
 
 Operations on one team are serialised; operations on different teams run in
@@ -27,9 +29,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID, uuid4
 
+from akgentic.core._pykka_seam import thread_of
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.event_subscriber import EventSubscriber
+from akgentic.core.mailbox import queued_count
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.core.proxy import actor_ref_of
+from akgentic.team.backpressure import DEFAULT_MAX_BACKLOG, SendGate
 from akgentic.team.card import TeamCard
 from akgentic.team.errors import TeamNotFoundError, TeamStateError
 from akgentic.team.factory import TeamFactory
@@ -61,6 +67,7 @@ class TeamManager:
         instance_id: UUID | None = None,
         *,
         idle_delay: float | None = None,
+        max_backlog: int = DEFAULT_MAX_BACKLOG,
     ) -> None:
         self.actor_system = actor_system
         self.event_store = event_store
@@ -68,6 +75,7 @@ class TeamManager:
         self.subscribers: list[EventSubscriber] = list(subscribers or ())
         self.instance_id = instance_id or uuid4()
         self.idle_delay = idle_delay
+        self.max_backlog = max_backlog
         self._runtimes: dict[UUID, TeamRuntime] = {}
         self._persistence: dict[UUID, PersistenceSubscriber] = {}
         self._idle: dict[UUID, IdleStopSubscriber] = {}
@@ -102,10 +110,22 @@ class TeamManager:
         persistence: PersistenceSubscriber,
         idle: IdleStopSubscriber,
     ) -> None:
+        runtime.attach_gate(self._gate(runtime, persistence))
         with self._guard:
             self._runtimes[runtime.id] = runtime
             self._persistence[runtime.id] = persistence
             self._idle[runtime.id] = idle
+
+    def _gate(self, runtime: TeamRuntime, persistence: PersistenceSubscriber) -> SendGate:
+        """Backpressure on the runtime's sends: the orchestrator's inbox plus the writer's queue."""
+        ref = actor_ref_of(runtime.orchestrator_addr)
+        inbox = ref.actor_inbox
+        return SendGate(
+            persistence,
+            lambda: queued_count(inbox),
+            max_backlog=self.max_backlog,
+            exempt_thread=lambda: thread_of(ref),
+        )
 
     def _untrack(self, team_id: UUID) -> TeamRuntime | None:
         with self._guard:

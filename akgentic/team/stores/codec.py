@@ -11,8 +11,9 @@ import json
 from typing import Any
 from uuid import UUID
 
-from pydantic_core import from_json
+from pydantic_core import PydanticSerializationError, from_json, to_json
 
+from akgentic.core.utils.serializer import serialize_base_model
 from akgentic.team.errors import EventLogUnreadableError, TeamRecordUnreadableError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process
 
@@ -32,6 +33,19 @@ __all__ = [
 def dumps(data: Any) -> str:
     """Compact JSON, one line (newlines inside strings are escaped)."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def _compact(data: Any) -> str:
+    """:func:`dumps` of already JSON-compatible data, done in Rust (about 4x faster).
+
+    The text may differ from :func:`dumps` in spelling only (``1e-7`` for
+    ``1e-07``); it parses to the same values. Data the fast encoder refuses (a
+    lone surrogate in a string) goes through :func:`dumps`.
+    """
+    try:
+        return to_json(data, inf_nan_mode="constants").decode("utf-8")
+    except (PydanticSerializationError, UnicodeError, ValueError):
+        return dumps(data)
 
 
 def loads(text: str | bytes) -> Any:
@@ -54,8 +68,8 @@ def plain(data: Any) -> Any:
 
 
 def encode_event(event: PersistedEvent) -> str:
-    """The stored JSON text of an event."""
-    return dumps(event.model_dump())
+    """The stored JSON text of an event (``model_dump`` without pydantic's second pass)."""
+    return _compact(serialize_base_model(event))
 
 
 def decode_event(data: str | dict[str, Any], team_id: UUID, sequence: int) -> PersistedEvent:
@@ -71,7 +85,7 @@ def decode_event(data: str | dict[str, Any], team_id: UUID, sequence: int) -> Pe
 
 def encode_state(snapshot: AgentStateSnapshot) -> str:
     """The stored JSON text of an agent state snapshot."""
-    return dumps(snapshot.model_dump())
+    return _compact(serialize_base_model(snapshot))
 
 
 def decode_state(data: str | dict[str, Any], team_id: UUID, agent_id: str) -> AgentStateSnapshot:

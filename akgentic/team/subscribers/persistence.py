@@ -27,6 +27,15 @@ Two write modes:
   write stops persistence for this team: the error is logged, and raised by
   the next ``on_message`` and by :meth:`flush`.
 
+Under sustained load the writer commits one batch while the next one queues,
+so the store trails the stream by at most the batch in flight plus what
+arrived meanwhile. Two bounds keep that finite: ``max_pending`` holds the
+caller of ``on_message`` (the orchestrator) when the queue is that long, and
+:meth:`wait_for_room` lets a producer upstream (``TeamRuntime.send``, through a
+:class:`~akgentic.team.backpressure.SendGate`) wait until the backlog is small
+again, so a store that cannot keep up slows the senders down instead of
+letting the lag grow.
+
 A snapshot that fails to save is lost for good (there is no log entry to
 rebuild it from), which is why failures are logged loudly in both modes.
 """
@@ -36,7 +45,9 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 import weakref
+from collections.abc import Callable
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
@@ -51,6 +62,8 @@ logger = logging.getLogger(__name__)
 
 _Record = PersistedEvent | AgentStateSnapshot
 _live: weakref.WeakSet[PersistenceSubscriber] = weakref.WeakSet()
+#: Longest a waiter of :meth:`PersistenceSubscriber.wait_for_room` sleeps between checks.
+_RECHECK = 0.005
 
 
 class PersistenceStoppedError(EventStoreError):
@@ -89,7 +102,12 @@ class PersistenceSubscriber:
         self._sequence = initial_sequence
         self._durable = initial_sequence
         self._restoring = False
-        self._cond = threading.Condition()
+        lock = threading.RLock()
+        # Progress (a batch written, a failure, a drained queue) is announced on
+        # _cond; _work only wakes the writer, so queuing an event never wakes the
+        # threads waiting for progress.
+        self._cond = threading.Condition(lock)
+        self._work = threading.Condition(lock)
         self._pending: list[_Record] = []
         self._writing = False
         self._failure: BaseException | None = None
@@ -105,6 +123,11 @@ class PersistenceSubscriber:
     def durable_sequence(self) -> int:
         """The highest sequence the store has acknowledged (everything below it too)."""
         return self._durable
+
+    @property
+    def backlog(self) -> int:
+        """Events numbered but not yet acknowledged by the store (0 in direct mode)."""
+        return self._sequence - self._durable
 
     @property
     def restoring(self) -> bool:
@@ -149,6 +172,26 @@ class PersistenceSubscriber:
         self.close()
 
     # -- batching ---------------------------------------------------------
+    def wait_for_room(
+        self, limit: int, upstream: Callable[[], int], timeout: float | None = None
+    ) -> bool:
+        """Wait until ``backlog + upstream()`` is at most ``limit``; ``False`` on timeout.
+
+        ``upstream`` counts what is still on its way to this subscriber (the
+        orchestrator's inbox). The check runs again after every written batch,
+        and at least every few milliseconds for the upstream part. Returns
+        ``True`` at once when persistence has stopped: waiting would never end,
+        and the failure is raised by :meth:`flush` and ``on_message``.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._failure is None and self._sequence - self._durable + upstream() > limit:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(_RECHECK if remaining is None else min(remaining, _RECHECK))
+        return True
+
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event handed to the subscriber is acknowledged by the store.
 
@@ -178,14 +221,18 @@ class PersistenceSubscriber:
                 if self._pending and self._failure is None:
                     self._ensure_writer()  # queued after the flush: a fresh writer takes it
                 self._cond.notify_all()
+                self._work.notify_all()
             if writer is not None and writer is not threading.current_thread():
                 writer.join(timeout)
 
     def _enqueue(self, record: _Record) -> None:
         """Queue a record for the writer (caller holds the condition)."""
-        self._pending.append(record)
-        self._ensure_writer()
-        self._cond.notify_all()
+        pending = self._pending
+        pending.append(record)
+        if self._writer is None:
+            self._ensure_writer()
+        elif len(pending) == 1 and not self._writing:
+            self._work.notify()  # the writer is idle: wake it (otherwise it comes back)
         while len(self._pending) >= self.max_pending and self._failure is None:
             self._cond.wait()
 
@@ -204,7 +251,7 @@ class PersistenceSubscriber:
         me = threading.current_thread()
         while True:
             with self._cond:
-                self._cond.wait_for(
+                self._work.wait_for(
                     lambda: (bool(self._pending) and not self._writing) or self._writer is not me
                 )
                 if self._writer is not me:
