@@ -5,8 +5,9 @@ orchestrator records and the persistence subscriber writes in batches. When
 the store is slower than the team, those events would pile up without bound
 (first in the orchestrator's inbox, then in the writer's queue) and the log
 would fall ever further behind what the members already did. The gate bounds
-that backlog: before a message goes in, it counts the envelopes waiting in the
-orchestrator's inbox plus the events numbered but not yet acknowledged, and
+that backlog: before a message goes in, it counts what is upstream of the
+store (for a managed team: the envelopes waiting in the entry point's and the
+orchestrator's inboxes) plus the events numbered but not yet acknowledged, and
 when the sum exceeds ``max_backlog`` the sending thread waits until it is down
 to half of it (so a blocked sender resumes in bursts, not event by event).
 
@@ -32,9 +33,10 @@ __all__ = [
     "SendGate",
 ]
 
-#: Records (orchestrator envelopes plus unacknowledged events) a team may have
-#: in flight before ``send`` waits: about 50 ms of recording on a laptop-class CPU.
-DEFAULT_MAX_BACKLOG = 512
+#: Records (envelopes upstream plus unacknowledged events) a team may have in
+#: flight before ``send`` waits. One envelope upstream becomes up to three events,
+#: so this allows a few hundred events: some 50 ms of recording on a small machine.
+DEFAULT_MAX_BACKLOG = 128
 #: Seconds a blocked ``send`` waits for the store before giving up.
 DEFAULT_SEND_TIMEOUT = 60.0
 

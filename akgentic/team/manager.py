@@ -117,12 +117,17 @@ class TeamManager:
             self._idle[runtime.id] = idle
 
     def _gate(self, runtime: TeamRuntime, persistence: PersistenceSubscriber) -> SendGate:
-        """Backpressure on the runtime's sends: the orchestrator's inbox plus the writer's queue."""
+        """Backpressure on the runtime's sends (see :mod:`akgentic.team.backpressure`).
+
+        Upstream of the writer's queue are the orchestrator's inbox (telemetry
+        not yet recorded) and the entry point's (sends not yet made).
+        """
         ref = actor_ref_of(runtime.orchestrator_addr)
         inbox = ref.actor_inbox
+        entry_inbox = actor_ref_of(runtime.entry_addr).actor_inbox
         return SendGate(
             persistence,
-            lambda: queued_count(inbox),
+            lambda: queued_count(inbox) + queued_count(entry_inbox),
             max_backlog=self.max_backlog,
             exempt_thread=lambda: thread_of(ref),
         )

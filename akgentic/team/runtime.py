@@ -62,6 +62,7 @@ class TeamRuntime(SerializableBaseModel):
     _orchestrator_ask: Any = PrivateAttr(default=None)
     _orchestrator_tell: Any = PrivateAttr(default=None)
     _entry_tell: Any = PrivateAttr(default=None)
+    _entry_send: Any = PrivateAttr(default=None)
     _monitor: ActivityMonitor | None = PrivateAttr(default=None)
     _gate: SendGate | None = PrivateAttr(default=None)
     _senders: dict[UUID, ActorAddress] = PrivateAttr(default_factory=dict)
@@ -98,6 +99,7 @@ class TeamRuntime(SerializableBaseModel):
         )
         self._orchestrator_tell = ProxyWrapper(self.orchestrator_addr, ask=False)
         self._entry_tell = ProxyWrapper(self.entry_addr, ask=False)
+        self._entry_send = self._entry_tell.send
 
     def _live(self, address: ActorAddress) -> ActorAddress:
         if not isinstance(address, ActorAddressProxy):
@@ -181,7 +183,7 @@ class TeamRuntime(SerializableBaseModel):
             gate.admit()
         entry = self.entry_addr
         private["_senders"][entry.agent_id] = entry
-        tell = private["_entry_tell"].send
+        tell = private["_entry_send"]
         for recipient in self.supervisor_addrs.values():
             tell(recipient, message)
 

@@ -39,8 +39,9 @@ def _compact(data: Any) -> str:
     """:func:`dumps` of already JSON-compatible data, done in Rust (about 4x faster).
 
     The text may differ from :func:`dumps` in spelling only (``1e-7`` for
-    ``1e-07``); it parses to the same values. Data the fast encoder refuses (a
-    lone surrogate in a string) goes through :func:`dumps`.
+    ``1e-07``) and parses to the same values, but for a ``None`` dict key (no
+    JSON key is null): ``"None"`` here, ``"null"`` there. Data the fast encoder
+    refuses (a lone surrogate in a string) goes through :func:`dumps`.
     """
     try:
         return to_json(data, inf_nan_mode="constants").decode("utf-8")

@@ -63,7 +63,7 @@ logger = logging.getLogger(__name__)
 _Record = PersistedEvent | AgentStateSnapshot
 _live: weakref.WeakSet[PersistenceSubscriber] = weakref.WeakSet()
 #: Longest a waiter of :meth:`PersistenceSubscriber.wait_for_room` sleeps between checks.
-_RECHECK = 0.005
+_RECHECK = 0.05
 
 
 class PersistenceStoppedError(EventStoreError):
@@ -102,7 +102,7 @@ class PersistenceSubscriber:
         self._sequence = initial_sequence
         self._durable = initial_sequence
         self._restoring = False
-        lock = threading.RLock()
+        lock = self._lock = threading.RLock()
         # Progress (a batch written, a failure, a drained queue) is announced on
         # _cond; _work only wakes the writer, so queuing an event never wakes the
         # threads waiting for progress.
@@ -144,7 +144,7 @@ class PersistenceSubscriber:
             if snapshot is not None:
                 self._submit_state(snapshot)
             return
-        with self._cond:
+        with self._lock:  # the condition's lock, without the Condition's Python wrapper
             self._raise_if_stopped()
             sequence = self._sequence + 1
             event = PersistedEvent(
@@ -179,7 +179,7 @@ class PersistenceSubscriber:
 
         ``upstream`` counts what is still on its way to this subscriber (the
         orchestrator's inbox). The check runs again after every written batch,
-        and at least every few milliseconds for the upstream part. Returns
+        and at least every :data:`_RECHECK` seconds for the upstream part. Returns
         ``True`` at once when persistence has stopped: waiting would never end,
         and the failure is raised by :meth:`flush` and ``on_message``.
         """
