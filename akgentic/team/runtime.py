@@ -156,6 +156,9 @@ class TeamRuntime(SerializableBaseModel):
     # -- the four verbs -----------------------------------------------------
     def _wrap(self, content: str | Message) -> Message:
         self._bind()
+        return self._message(content)
+
+    def _message(self, content: str | Message) -> Message:
         if isinstance(content, Message):
             return content
         message_type = self.team.default_message_type
@@ -174,10 +177,12 @@ class TeamRuntime(SerializableBaseModel):
 
     def send(self, content: str | Message) -> None:
         """Send ``content`` to every supervisor, from the entry point (the same instance)."""
-        message = self._wrap(content)
         # The hot path of a team's input: private attributes read once, from their dict
         # (each ``self._x`` goes through pydantic's Python-level __getattr__).
         private = cast(dict[str, Any], self.__pydantic_private__)
+        if private["_entry_send"] is None:
+            self._bind()
+        message = self._message(content)
         gate = private["_gate"]
         if gate is not None:
             gate.admit()

@@ -164,6 +164,24 @@ def serialize(value: Any) -> Any:
     return dump(value)
 
 
+#: id(uuid) -> (uuid, its text), for the UUIDs a stream repeats (a team's id is in
+#: every event). Holding the UUID keeps its id from being reused while cached.
+_uuid_texts: dict[int, tuple[UUID, str]] = {}
+
+
+def _dump_uuid(value: UUID) -> str:
+    # UUID.__str__ is Python code; a team id formatted once per event adds up.
+    key = id(value)
+    hit = _uuid_texts.get(key)
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    text = str(value)
+    if len(_uuid_texts) >= 256:
+        _uuid_texts.clear()  # message ids never repeat: start again rather than grow
+    _uuid_texts[key] = (value, text)
+    return text
+
+
 def _identity(value: Any) -> Any:
     return value
 
@@ -208,7 +226,9 @@ def _dumper_for(t: type) -> Callable[[Any], Any]:
     The order of the checks is the contract: an address before a model, a
     model before a container, a str/int/float subclass (an enum) as itself.
     """
-    if t is UUID or issubclass(t, UUID):
+    if t is UUID:
+        return _dump_uuid
+    if issubclass(t, UUID):
         return str
     if issubclass(t, ActorAddress):
         return _dump_address

@@ -52,6 +52,13 @@ from uuid import UUID
 
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StateChangedMessage
+from akgentic.core.utils.fastmodel import (
+    new_instance,
+    set_dict,
+    set_extra,
+    set_fields_set,
+    set_private,
+)
 from akgentic.team.errors import EventStoreError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
@@ -64,6 +71,27 @@ _Record = PersistedEvent | AgentStateSnapshot
 _live: weakref.WeakSet[PersistenceSubscriber] = weakref.WeakSet()
 #: Longest a waiter of :meth:`PersistenceSubscriber.wait_for_room` sleeps between checks.
 _RECHECK = 0.05
+
+
+_EVENT_FIELDS = frozenset(("team_id", "sequence", "event", "timestamp"))
+
+
+def _new_event(team_id: UUID, sequence: int, msg: object) -> PersistedEvent:
+    """``PersistedEvent(...)`` without validation: every value comes from the subscriber.
+
+    The orchestrator calls this once per recorded message; validating fields it
+    just built (and the message, already a model) is most of the model's cost.
+    """
+    if not isinstance(msg, Message):  # not what the orchestrator hands over: validate
+        return PersistedEvent(team_id=team_id, sequence=sequence, event=msg)
+    event = new_instance(PersistedEvent)
+    set_dict(
+        event, {"team_id": team_id, "sequence": sequence, "event": msg, "timestamp": utc_now()}
+    )
+    set_fields_set(event, set(_EVENT_FIELDS))
+    set_extra(event, None)
+    set_private(event, None)
+    return event
 
 
 class PersistenceStoppedError(EventStoreError):
@@ -95,7 +123,7 @@ class PersistenceSubscriber:
         can_batch = isinstance(event_store, BatchEventStore)
         if batching and not can_batch:
             raise TypeError(f"{type(event_store).__name__} has no save_events: cannot batch")
-        self.team_id = team_id
+        self.team_id = team_id if isinstance(team_id, UUID) else UUID(str(team_id))
         self.event_store = event_store
         self.batching = can_batch if batching is None else batching
         self.max_pending = max_pending
@@ -147,9 +175,7 @@ class PersistenceSubscriber:
         with self._lock:  # the condition's lock, without the Condition's Python wrapper
             self._raise_if_stopped()
             sequence = self._sequence + 1
-            event = PersistedEvent(
-                team_id=self.team_id, sequence=sequence, event=msg, timestamp=utc_now()
-            )
+            event = _new_event(self.team_id, sequence, msg)
             if not self.batching:
                 self.event_store.save_event(event)
                 self._sequence = self._durable = sequence
