@@ -22,6 +22,10 @@ return. Each message makes three events (sent, received, processed).
 (durable), and ``lag_ms`` the age of the oldest message delivered but not yet
 durable, sampled every few milliseconds during the run (0 when persistence has
 caught up). ``send_s``, ``delivery_s`` and ``durable_s`` are the raw times.
+Those are the figures of the team as ``TeamManager`` builds it, whose sends wait
+while the record lags (its ``SendGate``); ``end_to_end.unthrottled`` repeats the
+run on the same team without the gate: delivery at the kernel's own pace, with
+persistence trailing behind it.
 
 Besides the built-in stores (``sqlite``, ``yaml``), the server-backed stores are
 measured when a server is given and their plugin is installed, each in a schema
@@ -63,6 +67,7 @@ from akgentic.team import (
     TeamCard,
     TeamCardMember,
     TeamManager,
+    TeamRuntime,
     TeamStatus,
     open_event_store,
 )
@@ -172,12 +177,8 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def end_to_end(store: EventStore, system: ActorSystem, count: int) -> dict[str, object]:
-    """``count`` sends into an echo member of a managed team, timed up to durability."""
-    manager = TeamManager(system, store)
-    runtime = manager.create_team(bench_card())
-    persistence = manager.get_persistence(runtime.id)
-    assert persistence is not None
+def flow(runtime: TeamRuntime, persistence: PersistenceSubscriber, count: int) -> dict[str, object]:
+    """Send ``count`` messages through ``runtime`` and time them up to durability."""
     runtime.wait_idle(30)
     persistence.flush(30)
     base = persistence.durable_sequence
@@ -211,8 +212,6 @@ def end_to_end(store: EventStore, system: ActorSystem, count: int) -> dict[str, 
             lags.append((at - ARRIVALS.times[durable_messages]) * 1000)
         elif arrived:
             lags.append(0.0)
-    manager.stop_team(runtime.id)
-    manager.delete_team(runtime.id)
     return {
         "messages": count,
         "events_per_s": round(events / durable),
@@ -222,6 +221,27 @@ def end_to_end(store: EventStore, system: ActorSystem, count: int) -> dict[str, 
         "delivery_s": round(delivered, 3),
         "durable_s": round(durable, 3),
     }
+
+
+def end_to_end(store: EventStore, system: ActorSystem, count: int) -> dict[str, object]:
+    """``count`` sends into an echo member of a managed team, timed up to durability.
+
+    The figures are those of the team as the manager builds it (sends held back
+    by its ``SendGate``); ``unthrottled`` repeats the run on the same team with
+    the gate removed: delivery at the kernel's own pace, persistence trailing.
+    """
+    manager = TeamManager(system, store)
+    runtime = manager.create_team(bench_card())
+    persistence = manager.get_persistence(runtime.id)
+    assert persistence is not None
+    result = flow(runtime, persistence, count)
+    gate = runtime.gate
+    runtime.attach_gate(None)
+    result["unthrottled"] = flow(runtime, persistence, count)
+    runtime.attach_gate(gate)
+    manager.stop_team(runtime.id)
+    manager.delete_team(runtime.id)
+    return result
 
 
 def bench_store(

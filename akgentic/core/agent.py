@@ -13,7 +13,7 @@ from uuid import UUID, uuid4
 
 import pykka
 
-from akgentic.core._pykka_seam import SeamActor, actor_of, send_envelope
+from akgentic.core._pykka_seam import Envelope, SeamActor, actor_of, send_envelope
 from akgentic.core.actor_address import ActorAddress, ActorAddressDict, ActorAddressStopped
 from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent_config import BaseConfig
@@ -21,7 +21,7 @@ from akgentic.core.agent_state import BaseState
 from akgentic.core.agent_team import TeamAccess
 from akgentic.core.dispatch import SUPER, Handler, resolve_handlers
 from akgentic.core.errors import WarningError
-from akgentic.core.mailbox import peek_messages, take_messages
+from akgentic.core.mailbox import Inbox, peek_messages, take_messages
 from akgentic.core.messages.message import (
     Message,
     StopRecursively,
@@ -71,14 +71,26 @@ def _poster(address: ActorAddress) -> Callable[[Any], None]:
     if isinstance(address, ActorAddressImpl):
         ref = address.actor_ref
         is_stopped = ref.actor_stopped.is_set
-        post = send_envelope(ref, bare=TelemetryBatch)
+        inbox = ref.actor_inbox
+        if type(inbox) is Inbox:
+            append, wake = inbox.producer()
 
-        def deliver(payload: Any) -> None:
+            def post(payload: Any) -> None:
+                if is_stopped() or actor_of(ref) is None:
+                    return
+                # A TelemetryBatch is its own envelope.
+                append(payload if type(payload) is TelemetryBatch else Envelope(payload))
+                wake(None)
+
+            return post
+        put = send_envelope(ref, bare=TelemetryBatch)
+
+        def put_envelope(payload: Any) -> None:
             if is_stopped() or actor_of(ref) is None:
                 return
-            post(payload)
+            put(payload)
 
-        return deliver
+        return put_envelope
 
     def tell(payload: Any) -> None:
         with contextlib.suppress(pykka.ActorDeadError):
