@@ -35,8 +35,8 @@ __all__ = [
 
 #: Records (envelopes upstream plus unacknowledged events) a team may have in
 #: flight before ``send`` waits. One envelope upstream becomes up to three events,
-#: so this allows a few hundred events: some 50 ms of recording on a small machine.
-DEFAULT_MAX_BACKLOG = 128
+#: so this allows about two hundred events: some 20 ms of recording on a small machine.
+DEFAULT_MAX_BACKLOG = 64
 #: Seconds a blocked ``send`` waits for the store before giving up.
 DEFAULT_SEND_TIMEOUT = 60.0
 

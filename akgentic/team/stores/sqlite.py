@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from uuid import UUID
 
-from akgentic.core.utils.serializer import shared_addresses
+from akgentic.core.utils.serializer import class_path, serialize, shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
@@ -89,11 +89,11 @@ CREATE TABLE IF NOT EXISTS agent_states (
 
 
 def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
-    kind = type(event.event)
+    # Once per stored event: the cached class path and team-id text of the serializer.
     return (
-        str(event.team_id),
+        serialize(event.team_id),
         event.sequence,
-        f"{kind.__module__}.{kind.__name__}",
+        class_path(type(event.event)),
         event.timestamp.isoformat(),
         encode_event(event),
     )
