@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from uuid import UUID
 
-from akgentic.core.utils.serializer import class_path, serialize, shared_addresses
+from akgentic.core.utils.serializer import class_path, serialize_base_model, shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
@@ -35,10 +35,10 @@ from akgentic.team.errors import (
 from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
 from akgentic.team.stores.codec import (
+    compact_dumps,
     decode_event,
     decode_process,
     decode_state,
-    encode_event,
     encode_process,
     encode_state,
 )
@@ -89,13 +89,15 @@ CREATE TABLE IF NOT EXISTS agent_states (
 
 
 def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
-    # Once per stored event: the cached class path and team-id text of the serializer.
+    # Once per stored event: the columns are read off the dump the payload is made
+    # of, so the team id and timestamp are formatted once, not twice.
+    data = serialize_base_model(event)
     return (
-        serialize(event.team_id),
+        data["team_id"],
         event.sequence,
         class_path(type(event.event)),
-        event.timestamp.isoformat(),
-        encode_event(event),
+        data["timestamp"],
+        compact_dumps(data),
     )
 
 
