@@ -203,8 +203,9 @@ class PersistenceSubscriber:
     ) -> bool:
         """Wait until ``backlog + upstream()`` is at most ``limit``; ``False`` on timeout.
 
-        ``upstream`` counts what is still on its way to this subscriber (the
-        orchestrator's inbox). The check runs again after every written batch,
+        ``upstream`` counts what is still on its way to this subscriber (for a
+        managed team, the envelopes in the entry point's and the orchestrator's
+        inboxes). The check runs again after every written batch,
         and at least every :data:`_RECHECK` seconds for the upstream part. Returns
         ``True`` at once when persistence has stopped: waiting would never end,
         and the failure is raised by :meth:`flush` and ``on_message``.
