@@ -2,7 +2,10 @@
 
 Prints one JSON object::
 
-    {"stores": {"<scheme>": {"append_per_s": ..., "resume_s": {"1000": ..., ...}}}}
+    {"stores": {"<scheme>": {"append_per_s": ..., "resume_s": {"1000": ..., ...},
+                             "end_to_end": {"messages": N, "events_per_s": ...,
+                                            "delivery_msgs_per_s": ...,
+                                            "lag_ms": {"p50": ..., "p99": ...}, ...}}}}
 
 ``append_per_s``: events pushed through a PersistenceSubscriber (batched, the
 default) until the store acknowledged them all, per second. ``resume_s``: wall
@@ -10,6 +13,19 @@ time of ``TeamManager.resume_team`` for a stopped team whose log holds that many
 events. The logs are written straight into the store (copies of the events a
 real echo team produced), which is quicker than running a team for 50k
 messages; the resume itself is the real thing.
+
+``end_to_end``: a team created by a ``TeamManager`` on the store, with one echo
+member, receives N messages through ``TeamRuntime.send`` as fast as the calls
+return. Each message makes three events (sent, received, processed).
+``delivery_msgs_per_s`` is N over the time until the echo member had them all,
+``events_per_s`` the events over the time until the store acknowledged them all
+(durable), and ``lag_ms`` the age of the oldest message delivered but not yet
+durable, sampled every few milliseconds during the run (0 when persistence has
+caught up). ``send_s``, ``delivery_s`` and ``durable_s`` are the raw times.
+Those are the figures of the team as ``TeamManager`` builds it, whose sends wait
+while the record lags (its ``SendGate``); ``end_to_end.unthrottled`` repeats the
+run on the same team without the gate: delivery at the kernel's own pace, with
+persistence trailing behind it.
 
 Besides the built-in stores (``sqlite``, ``yaml``), the server-backed stores are
 measured when a server is given and their plugin is installed, each in a schema
@@ -31,6 +47,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -50,6 +67,7 @@ from akgentic.team import (
     TeamCard,
     TeamCardMember,
     TeamManager,
+    TeamRuntime,
     TeamStatus,
     open_event_store,
 )
@@ -60,11 +78,34 @@ DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 ServerContext = Callable[[str], AbstractContextManager[str | None]]
 
 
+class Arrivals:
+    """Delivery times of the messages the echo members receive (one run at a time)."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.expected = 0
+        self.complete = threading.Event()
+
+    def reset(self, expected: int) -> None:
+        self.times = []
+        self.expected = expected
+        self.complete.clear()
+
+    def arrived(self) -> None:
+        times = self.times
+        times.append(time.perf_counter())
+        if len(times) == self.expected:
+            self.complete.set()
+
+
+ARRIVALS = Arrivals()
+
+
 class BenchEcho(Akgent[BaseConfig, BaseState]):
-    """Does nothing with what it receives (the bench measures the team layer)."""
+    """Notes the arrival and does nothing else (the bench measures the team layer)."""
 
     def receiveMsg_UserMessage(self, message: UserMessage) -> None:
-        return None
+        ARRIVALS.arrived()
 
 
 def bench_card() -> TeamCard:
@@ -129,7 +170,83 @@ def append_rate(store: EventStore, sample: list[PersistedEvent], count: int) -> 
     return count / elapsed
 
 
-def bench_store(url: str, sizes: list[int], appends: int) -> dict[str, object]:
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def flow(runtime: TeamRuntime, persistence: PersistenceSubscriber, count: int) -> dict[str, object]:
+    """Send ``count`` messages through ``runtime`` and time them up to durability."""
+    runtime.wait_idle(30)
+    persistence.flush(30)
+    base = persistence.durable_sequence
+    ARRIVALS.reset(count)
+    samples: list[tuple[float, int, int]] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.005):
+            samples.append((time.perf_counter(), len(ARRIVALS.times), persistence.durable_sequence))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    started = time.perf_counter()
+    for i in range(count):
+        runtime.send(f"message {i}")
+    sent = time.perf_counter() - started
+    if not ARRIVALS.complete.wait(300):
+        raise RuntimeError(f"only {len(ARRIVALS.times)} of {count} messages were delivered")
+    delivered = ARRIVALS.times[-1] - started
+    runtime.wait_idle(300)
+    persistence.flush(300)
+    durable = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    events = persistence.durable_sequence - base
+    lags: list[float] = []
+    for at, arrived, acknowledged in samples:
+        durable_messages = (acknowledged - base) // 3
+        if arrived > durable_messages:
+            lags.append((at - ARRIVALS.times[durable_messages]) * 1000)
+        elif arrived:
+            lags.append(0.0)
+    return {
+        "messages": count,
+        "events_per_s": round(events / durable),
+        "delivery_msgs_per_s": round(count / delivered),
+        "lag_ms": {"p50": round(percentile(lags, 0.5), 1), "p99": round(percentile(lags, 0.99), 1)},
+        "send_s": round(sent, 3),
+        "delivery_s": round(delivered, 3),
+        "durable_s": round(durable, 3),
+    }
+
+
+def end_to_end(store: EventStore, system: ActorSystem, count: int) -> dict[str, object]:
+    """``count`` sends into an echo member of a managed team, timed up to durability.
+
+    The figures are those of the team as the manager builds it (sends held back
+    by its ``SendGate``); ``unthrottled`` repeats the run on the same team with
+    the gate removed: delivery at the kernel's own pace, persistence trailing.
+    """
+    manager = TeamManager(system, store)
+    runtime = manager.create_team(bench_card())
+    persistence = manager.get_persistence(runtime.id)
+    assert persistence is not None
+    result = flow(runtime, persistence, count)
+    gate = runtime.gate
+    runtime.attach_gate(None)
+    result["unthrottled"] = flow(runtime, persistence, count)
+    runtime.attach_gate(gate)
+    manager.stop_team(runtime.id)
+    manager.delete_team(runtime.id)
+    return result
+
+
+def bench_store(
+    url: str, sizes: list[int], appends: int, messages: int = 5000
+) -> dict[str, object]:
     store = open_event_store(url)
     system = ActorSystem()
     try:
@@ -144,7 +261,8 @@ def bench_store(url: str, sizes: list[int], appends: int) -> dict[str, object]:
             resume[str(size)] = round(time.perf_counter() - started, 3)
             manager.stop_team(team_id)
             manager.delete_team(team_id)
-        return {"append_per_s": round(rate), "resume_s": resume}
+        flow = end_to_end(store, system, messages)
+        return {"append_per_s": round(rate), "resume_s": resume, "end_to_end": flow}
     finally:
         system.shutdown(timeout=30)
         store.close()
@@ -237,6 +355,7 @@ def main() -> None:
     parser.add_argument("--store", help="benchmark only this store URL")
     parser.add_argument("--sizes", default="1000,10000,50000")
     parser.add_argument("--appends", type=int, default=20000)
+    parser.add_argument("--messages", type=int, default=5000, help="end_to_end sends")
     parser.add_argument("--postgres", help="PostgreSQL server URL ('none' to skip)")
     parser.add_argument("--mongo", help="MongoDB server URL ('none' to skip)")
     args = parser.parse_args()
@@ -244,16 +363,22 @@ def main() -> None:
     results: dict[str, object] = {}
     if args.store:
         init_store(args.store)
-        results[args.store.partition("://")[0]] = bench_store(args.store, sizes, args.appends)
+        results[args.store.partition("://")[0]] = bench_store(
+            args.store, sizes, args.appends, args.messages
+        )
     else:
         with tempfile.TemporaryDirectory(prefix="akgentic-bench-") as tmp:
             for file_url in (f"sqlite:///{Path(tmp)}/bench.db", f"yaml:///{Path(tmp)}/teams"):
-                results[file_url.partition("://")[0]] = bench_store(file_url, sizes, args.appends)
+                results[file_url.partition("://")[0]] = bench_store(
+                    file_url, sizes, args.appends, args.messages
+                )
         for context, server in server_stores(args):
             with context(server) as url:
                 if url is not None:
                     init_store(url)
-                    results[url.partition("://")[0]] = bench_store(url, sizes, args.appends)
+                    results[url.partition("://")[0]] = bench_store(
+                        url, sizes, args.appends, args.messages
+                    )
     json.dump({"stores": results}, sys.stdout)
     sys.stdout.write("\n")
 

@@ -129,11 +129,12 @@ class ActorAddressProxy(ActorAddress):
     deliver messages: resolve it to a live address first.
     """
 
-    __slots__ = ("_data", "_agent_id", "_team_id", "_squad_id")
+    __slots__ = ("_data", "_agent_id", "_team_id", "_squad_id", "_dump")
 
     def __init__(self, address_dict: ActorAddressDict | dict[str, Any]) -> None:
         data: dict[str, Any] = dict(address_dict)
         self._data = data
+        self._dump: ActorAddressDict | None = None
         self._agent_id = _uuid_or_none(data.get("agent_id")) or _NIL
         self._team_id = _uuid_or_none(data.get("team_id")) or _NIL
         self._squad_id = _uuid_or_none(data.get("squad_id"))
@@ -177,16 +178,21 @@ class ActorAddressProxy(ActorAddress):
         return True
 
     def serialize(self) -> ActorAddressDict:
-        return {
-            "__actor_address__": True,
-            "__actor_type__": self.actor_type,
-            "agent_id": str(self._agent_id),
-            "name": self.name,
-            "role": self.role,
-            "team_id": str(self._team_id),
-            "squad_id": "" if self._squad_id is None else str(self._squad_id),
-            "is_user_proxy": self.is_user_proxy,
-        }
+        # A snapshot never changes: build the dict once (formatting three UUIDs
+        # is most of the cost) and hand out copies, which callers may modify.
+        dump = self._dump
+        if dump is None:
+            dump = self._dump = {
+                "__actor_address__": True,
+                "__actor_type__": self.actor_type,
+                "agent_id": str(self._agent_id),
+                "name": self.name,
+                "role": self.role,
+                "team_id": str(self._team_id),
+                "squad_id": "" if self._squad_id is None else str(self._squad_id),
+                "is_user_proxy": self.is_user_proxy,
+            }
+        return dump.copy()
 
 
 class ActorAddressStopped(ActorAddressProxy):

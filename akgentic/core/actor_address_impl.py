@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import pykka
-from pykka._envelope import Envelope
 from pykka.messages import ProxyCall
 
+from akgentic.core._pykka_seam import Envelope, actor_of
 from akgentic.core.actor_address import (
     _NIL,
     ActorAddress,
@@ -52,10 +52,11 @@ class ActorAddressImpl(ActorAddress):
         self._proxy: ActorAddressProxy | None = None
         # An akgentic Inbox is fed directly (its ``put`` without the call).
         inbox: Any = actor_ref.actor_inbox
-        direct = type(inbox) is Inbox
-        self._append: Callable[[Any], None] | None = inbox._items.append if direct else None
-        self._wake: Callable[[None], None] | None = inbox._tokens.put if direct else None
-        actor = actor_ref._actor_weakref() if actor_ref.is_alive() else None
+        self._append: Callable[[Any], None] | None = None
+        self._wake: Callable[[None], None] | None = None
+        if type(inbox) is Inbox:
+            self._append, self._wake = inbox.producer()
+        actor = actor_of(actor_ref) if actor_ref.is_alive() else None
         if actor is None:
             self._agent_id: UUID = _NIL
             self._name = ""
@@ -107,18 +108,18 @@ class ActorAddressImpl(ActorAddress):
 
     def is_alive(self) -> bool:
         ref = self._actor_ref
-        return ref.is_alive() and ref._actor_weakref() is not None
+        return ref.is_alive() and actor_of(ref) is not None
 
     def _check_alive(self) -> pykka.ActorRef[Any]:
         ref = self._actor_ref
-        if ref.actor_stopped.is_set() or ref._actor_weakref() is None:
+        if ref.actor_stopped.is_set() or actor_of(ref) is None:
             raise pykka.ActorDeadError(f"{self!r} is not running")
         return ref
 
     def tell(self, message: Any) -> None:
         # ActorRef.tell minus its second liveness check: straight into the inbox.
         ref = self._actor_ref
-        if ref.actor_stopped.is_set() or ref._actor_weakref() is None:
+        if ref.actor_stopped.is_set() or actor_of(ref) is None:
             raise pykka.ActorDeadError(f"{self!r} is not running")
         append = self._append
         if append is not None and self._wake is not None:
@@ -131,7 +132,7 @@ class ActorAddressImpl(ActorAddress):
         return self._check_alive().ask(message, timeout=timeout)
 
     def send(self, recipient: ActorAddress, message: Message) -> None:
-        actor = self._actor_ref._actor_weakref()
+        actor = actor_of(self._actor_ref)
         if actor is not None and getattr(actor, "_thread_ident", None) == threading.get_ident():
             # Already on the actor's thread: asking ourselves would deadlock.
             actor.send(recipient, message)
@@ -162,7 +163,7 @@ class ActorAddressImpl(ActorAddress):
 
 def address_of(actor_ref: pykka.ActorRef[Any]) -> ActorAddressImpl:
     """The live address of ``actor_ref``, reusing the one the actor cached if any."""
-    actor = actor_ref._actor_weakref()
+    actor = actor_of(actor_ref)
     cached = getattr(actor, "_my_address", None)
     if isinstance(cached, ActorAddressImpl):
         return cached

@@ -13,6 +13,7 @@ from uuid import UUID, uuid4
 import pykka
 from pydantic import BaseModel, ConfigDict
 
+from akgentic.core._pykka_seam import actor_of
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent import Akgent
@@ -62,7 +63,7 @@ class ExecutionContext:
         ref = ActorSystemListener.start()
         self._listener_ref = ref
         self._listener_address = address_of(ref)
-        listener = ref._actor_weakref()
+        listener = actor_of(ref)
         assert listener is not None
         self._inbox: queue.Queue[Any] = listener.inbox
 
@@ -144,7 +145,7 @@ class ActorSystem(ExecutionContext, ProxyFactory):
     def get_actor(self, address: ActorAddress) -> ActorAddress | None:
         """Live address of the actor with ``address.agent_id``, if it runs."""
         for ref in pykka.ActorRegistry.get_all():
-            actor = ref._actor_weakref()
+            actor = actor_of(ref)
             if actor is not None and getattr(actor, "agent_id", None) == address.agent_id:
                 return address_of(ref)
         return None
@@ -157,7 +158,7 @@ class ActorSystem(ExecutionContext, ProxyFactory):
         return [
             address_of(ref)
             for ref in pykka.ActorRegistry.get_by_class(Orchestrator)
-            if ref._actor_weakref() is not None
+            if actor_of(ref) is not None
         ]
 
     def stat(self) -> list[Statistics]:

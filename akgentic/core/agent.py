@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sys
 import threading
 import traceback as tb_module
 from collections.abc import Callable
@@ -13,9 +12,8 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from uuid import UUID, uuid4
 
 import pykka
-from pykka import ActorRegistry
-from pykka._envelope import Envelope
 
+from akgentic.core._pykka_seam import Envelope, SeamActor, actor_of, send_envelope
 from akgentic.core.actor_address import ActorAddress, ActorAddressDict, ActorAddressStopped
 from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent_config import BaseConfig
@@ -60,9 +58,6 @@ _processed = turn_telemetry_factory(ProcessedMessage)
 _handled = turn_telemetry_factory(HandledMessage)
 
 
-_pykka_logger = logging.getLogger("pykka")
-
-
 def _drop(payload: Any) -> None:
     return None
 
@@ -76,25 +71,24 @@ def _poster(address: ActorAddress) -> Callable[[Any], None]:
     if isinstance(address, ActorAddressImpl):
         ref = address.actor_ref
         is_stopped = ref.actor_stopped.is_set
-        actor_of = ref._actor_weakref
         inbox = ref.actor_inbox
         if type(inbox) is Inbox:
-            append = inbox._items.append
-            wake = inbox._tokens.put
+            append, wake = inbox.producer()
 
             def post(payload: Any) -> None:
-                if is_stopped() or actor_of() is None:
+                if is_stopped() or actor_of(ref) is None:
                     return
+                # A TelemetryBatch is its own envelope.
                 append(payload if type(payload) is TelemetryBatch else Envelope(payload))
                 wake(None)
 
             return post
-        put: Callable[[Any], None] = inbox.put
+        put = send_envelope(ref, bare=TelemetryBatch)
 
         def put_envelope(payload: Any) -> None:
-            if is_stopped() or actor_of() is None:
+            if is_stopped() or actor_of(ref) is None:
                 return
-            put(payload if type(payload) is TelemetryBatch else Envelope(payload))
+            put(payload)
 
         return put_envelope
 
@@ -131,16 +125,23 @@ class AkgentDeserializeContext:
         return ActorAddressStopped(address)
 
 
-class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
+class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
     """Base actor: dispatch by ``receiveMsg_<Type>``, telemetry, state checkpoints.
 
     Construct through ``createActor`` (on an ActorSystem or a parent actor), not
     directly. ``__init__`` runs on the creating thread; initialise runtime
     resources in :meth:`on_start`, which runs on the actor's own thread.
+
+    A turn that raises is reported (an ``ErrorMessage``, or a ``WarningMessage``
+    for a :class:`WarningError`) and the actor carries on. An ``on_start`` that
+    raises is reported the same way and then the actor stops, as a pykka actor
+    does: it sends its ``StopMessage``, leaves the roster, and asks waiting in
+    its inbox fail with ``ActorDeadError``.
     """
 
     SUPER: ClassVar[Any] = SUPER
     _is_user_proxy: ClassVar[bool] = False
+    _turn_types: ClassVar[tuple[type, ...]] = _TURN_TYPES
 
     def __init__(
         self,
@@ -157,8 +158,6 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         super().__init__()
         self._current_message: Message | None = None
         self._children: list[ActorAddress] = []
-        self._stopping = False
-        self._thread_ident: int | None = None
         self.agent_id: UUID = _as_uuid(agent_id)
         self.team_id: UUID = _as_uuid(team_id)
         self.config: ConfigType = config if config is not None else cast(ConfigType, BaseConfig())
@@ -181,10 +180,6 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
             self.config.role = type(self).__name__
         self._my_address = ActorAddressImpl(self.actor_ref)
         self._notify_orchestrator(StartMessage(config=self.config, parent=self._parent))
-
-    @staticmethod
-    def _create_actor_inbox() -> Any:
-        return Inbox()
 
     # ------------------------------------------------------------ properties
 
@@ -215,56 +210,6 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
 
     # ------------------------------------------------------------- lifecycle
 
-    def _actor_loop(self) -> None:
-        # Remembered so that a live address used from this very thread calls
-        # directly instead of asking itself (which would deadlock).
-        self._thread_ident = threading.get_ident()
-        super()._actor_loop()
-
-    def _actor_loop_running(self) -> None:
-        # pykka's receive loop with the per-envelope attribute lookups hoisted and
-        # the inbox read inlined; error handling is pykka's, unchanged.
-        inbox = self.actor_inbox
-        if not isinstance(inbox, Inbox):
-            super()._actor_loop_running()
-            return
-        is_stopped = self.actor_stopped.is_set
-        wait = inbox._tokens.get
-        items = inbox._items
-        take = items.popleft
-        handle = self._handle_receive
-        # _handle_receive's turn branch, inlined unless a subclass overrides it.
-        turn = self.on_receive if type(self)._handle_receive is Akgent._handle_receive else None
-        while not is_stopped():
-            wait()
-            if not items:  # more wake-ups than envelopes once mail was absorbed
-                continue
-            envelope = take()
-            try:
-                message = envelope.message
-                if turn is not None and isinstance(message, _TURN_TYPES):
-                    response = turn(message)
-                else:
-                    response = handle(message)
-                if envelope.reply_to is not None:
-                    envelope.reply_to.set(response)
-            except Exception:
-                if envelope.reply_to is not None:
-                    _pykka_logger.info(
-                        "Exception returned from %s to caller:", self, exc_info=sys.exc_info()
-                    )
-                    envelope.reply_to.set_exception()
-                else:
-                    self._handle_failure(*sys.exc_info())
-                    try:
-                        self.on_failure(*sys.exc_info())
-                    except Exception:
-                        self._handle_failure(*sys.exc_info())
-            except BaseException:
-                _pykka_logger.debug("%r in %s. Stopping all actors.", sys.exc_info()[1], self)
-                self._stop()
-                ActorRegistry.stop_all()
-
     def on_start(self) -> None:
         """Runs on the actor's thread before any message; override for setup."""
 
@@ -276,7 +221,6 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
 
     def stop(self) -> None:
         """Checkpoint, stop children (waiting for each), then stop after the queued mail."""
-        self._stopping = True
         self._checkpoint_guarded()
         self.stop_children(blocking=True)
         if not self.actor_stopped.is_set():
@@ -304,14 +248,11 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
 
     # -------------------------------------------------------------- dispatch
 
-    def _handle_receive(self, message: Any) -> Any:
-        if isinstance(message, _TURN_TYPES):
-            # Never one of pykka's control messages: skip its checks. A Message
-            # turn also ships any held-back telemetry with its ReceivedMessage.
-            return self.on_receive(message)
+    def _before_control_message(self) -> None:
+        # A Message turn ships held-back telemetry with its ReceivedMessage; a
+        # proxy call or a stop has no such report, so it ships it first.
         if self._pending_telemetry:
             self._flush_telemetry()
-        return super()._handle_receive(message)
 
     def on_receive(self, message: Any) -> Any:
         """Dispatch ``message``; Message turns are wrapped in telemetry and a checkpoint."""
@@ -350,41 +291,36 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
             logger.warning("Unknown message %s for %s", type(message).__name__, self.config.name)
         return None
 
-    def _receiveMessage(self, message: Any, sender: ActorAddress | None) -> Any:
-        return self._dispatch(message, sender)
-
     # ------------------------------------------------------------ telemetry
 
-    def _emit(self, cls: type[Message], _hold: bool = False, **fields: Any) -> None:
+    def _emit(self, cls: type[Message], **fields: Any) -> None:
         if self._orchestrator is None:
             return
         current = self._current_message
         fields["sender"] = self._my_address
         fields["team_id"] = self.team_id
         fields["parent_id"] = None if current is None else current.id
-        message = fast_construct(cls, fields)
-        if _hold:
-            self._pending_telemetry.append(message)
-        else:
-            self._deliver(message)
+        self._deliver(fast_construct(cls, fields))
 
-    def _deliver(self, message: Message, hold: bool = False) -> None:
-        if hold:
-            self._pending_telemetry.append(message)
-            return
+    def _sink_of(self, orchestrator: ActorAddress) -> Callable[[Any], None]:
+        # The poster is rebuilt only when the orchestrator changes (a restore).
+        if orchestrator is not self._sink_target:
+            self._sink = _poster(orchestrator)
+            self._sink_target = orchestrator
+        return self._sink
+
+    def _deliver(self, message: Message) -> None:
         orchestrator = self._orchestrator
         if orchestrator is None:
             return
         pending = self._pending_telemetry
-        if orchestrator is not self._sink_target:
-            self._sink = _poster(orchestrator)
-            self._sink_target = orchestrator
+        sink = self._sink_of(orchestrator)
         if pending:
             pending.append(message)
             self._pending_telemetry = TelemetryBatch()
-            self._sink(pending)
+            sink(pending)
         else:
-            self._sink(message)
+            sink(message)
 
     def _flush_telemetry(self) -> None:
         pending = self._pending_telemetry
@@ -394,10 +330,7 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         orchestrator = self._orchestrator
         if orchestrator is None:
             return
-        if orchestrator is not self._sink_target:
-            self._sink = _poster(orchestrator)
-            self._sink_target = orchestrator
-        self._sink(pending[0] if len(pending) == 1 else pending)
+        self._sink_of(orchestrator)(pending[0] if len(pending) == 1 else pending)
 
     def _notify_orchestrator(self, message: Message) -> None:
         if self._orchestrator is None:
@@ -415,13 +348,13 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
         recipient.tell(message)
         return message
 
-    def _handle_failure(
+    def _on_turn_failure(
         self,
         exception_type: type[BaseException] | None,
         exception_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        # Overrides pykka's "log, unregister and stop": the actor survives a failed turn.
+        # The actor survives a failed turn: checkpoint, report, carry on.
         self._checkpoint_guarded()
         failed = self._current_message
         is_warning = isinstance(exception_value, WarningError)
@@ -453,6 +386,17 @@ class Akgent(TeamAccess, pykka.ThreadingActor, Generic[ConfigType, StateType]):
                 traceback=text,
             )
         self._current_message = None
+
+    def _on_start_failure(
+        self,
+        exception_type: type[BaseException] | None,
+        exception_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # Reported like a failed turn; the seam then stops the actor, so the
+        # orchestrator is told it left (its StartMessage went out in __init__).
+        self._on_turn_failure(exception_type, exception_value, traceback)
+        self._notify_orchestrator(StopMessage())
 
     # ---------------------------------------------------------------- state
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import queue
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
 
-__all__ = ["Inbox", "peek_messages", "take_messages"]
+__all__ = ["Inbox", "peek_messages", "queued_count", "take_messages"]
 
 
 class Inbox:
@@ -30,6 +30,21 @@ class Inbox:
         self._items: deque[Any] = deque()
         self._tokens: queue.SimpleQueue[None] = queue.SimpleQueue()
         self.queue = self._items
+
+    def producer(self) -> tuple[Callable[[Any], None], Callable[[None], None]]:
+        """``(append, wake)``: calling both is :meth:`put`, without its Python frame.
+
+        For senders on the hot path; ``wake(None)`` must follow every ``append``.
+        """
+        return self._items.append, self._tokens.put
+
+    def consumer(self) -> tuple[Callable[[], None], deque[Any]]:
+        """``(wait, items)`` for the owning actor's receive loop.
+
+        ``wait()`` blocks for one wake-up; ``items`` may then be empty (the
+        envelope was absorbed meanwhile), else its left end is the next envelope.
+        """
+        return self._tokens.get, self._items
 
     def put(self, envelope: Any, /) -> None:
         """Append an envelope and wake the actor."""
@@ -51,6 +66,15 @@ class Inbox:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def queued_count(inbox: Any) -> int:
+    """Envelopes waiting in ``inbox`` (an akgentic Inbox or a ``queue.Queue``)."""
+    if isinstance(inbox, Inbox):
+        return len(inbox._items)
+    if isinstance(inbox, queue.Queue):
+        return inbox.qsize()
+    raise TypeError("mailbox access needs an akgentic Inbox or a queue.Queue")
 
 
 def _envelopes(inbox: Any) -> list[Any]:

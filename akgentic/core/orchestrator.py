@@ -99,7 +99,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self.receiveMsg_StartMessage(start, self._my_address)
 
     # Its own telemetry would loop back into its own mailbox.
-    def _emit(self, cls: type[Message], _hold: bool = False, **fields: Any) -> None:
+    def _emit(self, cls: type[Message], **fields: Any) -> None:
         return None
 
     def _notify_orchestrator(self, message: Message) -> None:
@@ -425,7 +425,6 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
             return self._stop_event
         self.emitMessage(EventMessage(event=TeamStoppingEvent()))
         self._call_hook("on_stop_request")
-        self._stopping = True
         event = self._stop_event = threading.Event()
         for child in reversed(self._children):
             if not child.is_alive():

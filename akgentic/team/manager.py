@@ -12,7 +12,9 @@ Each running team gets, in this order, a
 an :class:`~akgentic.team.subscribers.IdleStopSubscriber` (stops it after
 ``ORCHESTRATOR_TIMEOUT_DELAY`` idle seconds) and the shared subscribers given
 to the manager, which are called from many orchestrator threads and must be
-thread-safe. A team that fails to build leaves nothing behind: its actors are
+thread-safe. Its runtime gets a :class:`~akgentic.team.backpressure.SendGate`:
+``send`` waits while more than ``max_backlog`` records are between delivery
+and the store. A team that fails to build leaves nothing behind: its actors are
 stopped, its idle countdown closed, and its record and events deleted.
 
 Ownership: the manager runs a team only while it holds the team's claim in the
@@ -48,9 +50,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from uuid import UUID, uuid4
 
+from akgentic.core._pykka_seam import thread_of
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.event_subscriber import EventSubscriber
+from akgentic.core.mailbox import queued_count
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.core.proxy import actor_ref_of
+from akgentic.team.backpressure import DEFAULT_MAX_BACKLOG, SendGate
 from akgentic.team.card import TeamCard
 from akgentic.team.errors import (
     EventLogUnreadableError,
@@ -116,6 +122,7 @@ class TeamManager:
         stop_signal: int | None = None,
         on_claim_lost: ClaimLostHandler | None = None,
         registry: PluginRegistry | None = None,
+        max_backlog: int = DEFAULT_MAX_BACKLOG,
     ) -> None:
         """Set up the manager; it claims teams as :attr:`owner`.
 
@@ -135,6 +142,7 @@ class TeamManager:
         self.on_claim_lost = on_claim_lost
         self._epochs: dict[UUID, int] = {}
         self._lost: dict[UUID, TeamClaimLostError] = {}
+        self.max_backlog = max_backlog
         self._runtimes: dict[UUID, TeamRuntime] = {}
         self._persistence: dict[UUID, PersistenceSubscriber] = {}
         self._idle: dict[UUID, IdleStopSubscriber] = {}
@@ -240,10 +248,27 @@ class TeamManager:
         persistence: PersistenceSubscriber,
         idle: IdleStopSubscriber,
     ) -> None:
+        runtime.attach_gate(self._gate(runtime, persistence))
         with self._guard:
             self._runtimes[runtime.id] = runtime
             self._persistence[runtime.id] = persistence
             self._idle[runtime.id] = idle
+
+    def _gate(self, runtime: TeamRuntime, persistence: PersistenceSubscriber) -> SendGate:
+        """Backpressure on the runtime's sends (see :mod:`akgentic.team.backpressure`).
+
+        Upstream of the writer's queue are the orchestrator's inbox (telemetry
+        not yet recorded) and the entry point's (sends not yet made).
+        """
+        ref = actor_ref_of(runtime.orchestrator_addr)
+        inbox = ref.actor_inbox
+        entry_inbox = actor_ref_of(runtime.entry_addr).actor_inbox
+        return SendGate(
+            persistence,
+            lambda: queued_count(inbox) + queued_count(entry_inbox),
+            max_backlog=self.max_backlog,
+            exempt_thread=lambda: thread_of(ref),
+        )
 
     def _untrack(self, team_id: UUID) -> TeamRuntime | None:
         with self._guard:

@@ -13,6 +13,11 @@ The first three take a ``str`` (wrapped in the card's ``message_types[0]``) or a
 ready :class:`~akgentic.core.messages.message.Message`, passed through as is.
 All four are asynchronous: they return before anything was processed; use
 :meth:`TeamRuntime.wait_idle` to wait until the team has nothing in flight.
+A runtime of a managed team carries a :class:`~akgentic.team.backpressure.SendGate`:
+when the team's record lags too far behind (the store cannot keep up), the
+verbs wait for it before putting the message in, and raise
+:class:`~akgentic.team.backpressure.BackpressureTimeoutError` if it does not
+catch up within the gate's timeout.
 
 The runtime is a serializable model: its addresses are fields, and the proxies
 on them are rebuilt from the addresses (resolving snapshots to live actors by
@@ -21,7 +26,7 @@ on them are rebuilt from the addresses (resolving snapshots to live actors by
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from pydantic import Field, PrivateAttr
@@ -34,6 +39,7 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.core.utils.addresses import hydrate_addresses
 from akgentic.core.utils.serializer import SerializableBaseModel
+from akgentic.team.backpressure import SendGate
 from akgentic.team.card import TeamCard
 from akgentic.team.subscribers.activity import ActivityMonitor
 
@@ -56,7 +62,9 @@ class TeamRuntime(SerializableBaseModel):
     _orchestrator_ask: Any = PrivateAttr(default=None)
     _orchestrator_tell: Any = PrivateAttr(default=None)
     _entry_tell: Any = PrivateAttr(default=None)
+    _entry_send: Any = PrivateAttr(default=None)
     _monitor: ActivityMonitor | None = PrivateAttr(default=None)
+    _gate: SendGate | None = PrivateAttr(default=None)
     _senders: dict[UUID, ActorAddress] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, context: Any, /) -> None:
@@ -91,6 +99,7 @@ class TeamRuntime(SerializableBaseModel):
         )
         self._orchestrator_tell = ProxyWrapper(self.orchestrator_addr, ask=False)
         self._entry_tell = ProxyWrapper(self.entry_addr, ask=False)
+        self._entry_send = self._entry_tell.send
 
     def _live(self, address: ActorAddress) -> ActorAddress:
         if not isinstance(address, ActorAddressProxy):
@@ -104,6 +113,15 @@ class TeamRuntime(SerializableBaseModel):
     def attach_monitor(self, monitor: ActivityMonitor) -> None:
         """Use ``monitor`` (already subscribed to the orchestrator) for :meth:`wait_idle`."""
         self._monitor = monitor
+
+    def attach_gate(self, gate: SendGate | None) -> None:
+        """Hold the verbs back by ``gate`` while the team's record lags (None: never)."""
+        self._gate = gate
+
+    @property
+    def gate(self) -> SendGate | None:
+        """The admission control of the verbs, if the team is managed."""
+        return self._gate
 
     # -- views ------------------------------------------------------------
     @property
@@ -138,6 +156,9 @@ class TeamRuntime(SerializableBaseModel):
     # -- the four verbs -----------------------------------------------------
     def _wrap(self, content: str | Message) -> Message:
         self._bind()
+        return self._message(content)
+
+    def _message(self, content: str | Message) -> Message:
         if isinstance(content, Message):
             return content
         message_type = self.team.default_message_type
@@ -149,17 +170,33 @@ class TeamRuntime(SerializableBaseModel):
         message: Message = message_type(content=content)
         return message
 
+    def _admit(self) -> None:
+        gate = self._gate
+        if gate is not None:
+            gate.admit()
+
     def send(self, content: str | Message) -> None:
         """Send ``content`` to every supervisor, from the entry point (the same instance)."""
-        message = self._wrap(content)
-        self._senders[self.entry_addr.agent_id] = self.entry_addr
+        # The hot path of a team's input: private attributes read once, from their dict
+        # (each ``self._x`` goes through pydantic's Python-level __getattr__).
+        private = cast(dict[str, Any], self.__pydantic_private__)
+        if private["_entry_send"] is None:
+            self._bind()
+        message = self._message(content)
+        gate = private["_gate"]
+        if gate is not None:
+            gate.admit()
+        entry = self.entry_addr
+        private["_senders"][entry.agent_id] = entry
+        tell = private["_entry_send"]
         for recipient in self.supervisor_addrs.values():
-            self._entry_tell.send(recipient, message)
+            tell(recipient, message)
 
     def send_to(self, name: str, content: str | Message) -> None:
         """Send ``content`` to the member called ``name``, from the entry point."""
         recipient = self.resolve(name)
         message = self._wrap(content)
+        self._admit()
         self._senders[self.entry_addr.agent_id] = self.entry_addr
         self._entry_tell.send(recipient, message)
 
@@ -168,12 +205,14 @@ class TeamRuntime(SerializableBaseModel):
         sender = self.resolve(sender_name)
         recipient = self.resolve(recipient_name)
         message = self._wrap(content)
+        self._admit()
         self._senders[sender.agent_id] = sender
         ProxyWrapper(sender, ask=False).send(recipient, message)
 
     def emitMessage(self, message: Message) -> None:
         """Publish ``message`` on the team's record; no agent processes it."""
         self._bind()
+        self._admit()
         self._orchestrator_tell.emitMessage(message)
 
     def process_human_input(self, content: str, message: Message) -> None:

@@ -70,6 +70,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from akgentic.core._pykka_seam import actor_of
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.agent import Akgent
@@ -163,7 +164,7 @@ def live_actors(team_id: UUID) -> list[pykka.ActorRef[Any]]:
     """References of the running actors that belong to team ``team_id``."""
     found: list[pykka.ActorRef[Any]] = []
     for ref in pykka.ActorRegistry.get_all():
-        actor = ref._actor_weakref()
+        actor = actor_of(ref)
         if actor is not None and getattr(actor, "team_id", None) == team_id:
             found.append(ref)
     return found

@@ -11,6 +11,7 @@ import pykka
 import pytest
 
 from akgentic.core import ActorSystem, BaseConfig, BaseState
+from akgentic.core._pykka_seam import actor_of
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent import Akgent, WarningError
 from akgentic.core.messages import (
@@ -283,7 +284,7 @@ def test_consume_mailbox_absorbs_queued_messages_and_reports_them(
 
 def test_consume_mailbox_refuses_other_threads(system: ActorSystem) -> None:
     actor = system.createActor(Absorber)
-    instance = actor.actor_ref._actor_weakref()  # type: ignore[attr-defined]
+    instance = actor_of(actor.actor_ref)  # type: ignore[attr-defined]
     with pytest.raises(RuntimeError, match="own thread"):
         instance.consume_mailbox([])
 

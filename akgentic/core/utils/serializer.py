@@ -186,37 +186,107 @@ def serialize(value: Any) -> Any:
     t = type(value)
     if t in _ATOMIC:
         return value
+    dump = _dumpers.get(t)
+    if dump is None:
+        dump = _dumpers[t] = _dumper_for(t)
+    return dump(value)
+
+
+#: id(uuid) -> (uuid, its text), for the UUIDs a stream repeats (a team's id is in
+#: every event). Holding the UUID keeps its id from being reused while cached.
+_uuid_texts: dict[int, tuple[UUID, str]] = {}
+
+
+def _dump_uuid(value: UUID) -> str:
+    # UUID.__str__ is Python code; a team id formatted once per event adds up.
+    key = id(value)
+    hit = _uuid_texts.get(key)
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    text = str(value)
+    if len(_uuid_texts) >= 256:
+        _uuid_texts.clear()  # message ids never repeat: start again rather than grow
+    _uuid_texts[key] = (value, text)
+    return text
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _dump_address(value: ActorAddress) -> Any:
+    return value.serialize()
+
+
+def _dump_datetime(value: datetime) -> str:
+    return value.isoformat()
+
+
+def _dump_sequence(value: Any) -> list[Any]:
+    return [serialize(v) for v in value]
+
+
+def _dump_mapping(value: Any) -> dict[Any, Any]:
+    return {k: serialize(v) for k, v in value.items()}
+
+
+def _dump_foreign_model(value: BaseModel) -> Any:
+    return serialize(value.model_dump())
+
+
+def _dump_bytes(value: bytes | bytearray) -> dict[str, str]:
+    return {BYTES_KEY: base64.b64encode(bytes(value)).decode("ascii")}
+
+
+def _dump_type(value: type) -> dict[str, str]:
+    return {TYPE_KEY: class_path(value)}
+
+
+def _dump_dataclass(value: Any) -> dict[str, Any]:
+    out = {f.name: serialize(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    out[MODEL_KEY] = class_path(type(value))
+    return out
+
+
+def _dumper_for(t: type) -> Callable[[Any], Any]:
+    """How values of exactly type ``t`` are dumped (decided once per type).
+
+    The order of the checks is the contract: an address before a model, a
+    model before a container, a str/int/float subclass (an enum) as itself.
+    """
     if t is UUID:
-        return str(value)
-    if isinstance(value, ActorAddress):
-        return value.serialize()
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, BaseModel):
-        if isinstance(value, SerializableBaseModel):
-            return serialize_base_model(value)
-        return serialize(value.model_dump())
+        return _dump_uuid
+    if issubclass(t, UUID):
+        return str
+    if issubclass(t, ActorAddress):
+        return _dump_address
+    if issubclass(t, datetime):
+        return _dump_datetime
+    if issubclass(t, BaseModel):
+        if issubclass(t, SerializableBaseModel):
+            return serialize_base_model
+        return _dump_foreign_model
     if t is list or t is tuple or t is set or t is frozenset:
-        return [serialize(v) for v in value]
+        return _dump_sequence
     if t is dict:
-        return {k: serialize(v) for k, v in value.items()}
-    if isinstance(value, str | int | float):
-        return value
-    if isinstance(value, UUID):
-        return str(value)
-    if isinstance(value, bytes | bytearray):
-        return {BYTES_KEY: base64.b64encode(bytes(value)).decode("ascii")}
-    if isinstance(value, type):
-        return {TYPE_KEY: class_path(value)}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [serialize(v) for v in value]
-    if isinstance(value, dict):
-        return {k: serialize(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value):
-        out = {f.name: serialize(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        out[MODEL_KEY] = class_path(type(value))
-        return out
-    return to_jsonable_python(value)
+        return _dump_mapping
+    if issubclass(t, str | int | float):
+        return _identity
+    if issubclass(t, bytes | bytearray):
+        return _dump_bytes
+    if issubclass(t, type):
+        return _dump_type
+    if issubclass(t, list | tuple | set | frozenset):
+        return _dump_sequence
+    if issubclass(t, dict):
+        return _dump_mapping
+    if dataclasses.is_dataclass(t):
+        return _dump_dataclass
+    return to_jsonable_python
+
+
+#: Concrete type -> its dumper; every decision of :func:`_dumper_for` depends on the type only.
+_dumpers: dict[type, Callable[[Any], Any]] = {}
 
 
 _FieldPlan = tuple[tuple[str, Callable[[Any, Any], Any] | None], ...]

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-from pydantic_core import from_json
+from pydantic_core import PydanticSerializationError, from_json, to_json
 
-from akgentic.core.utils.serializer import resolving_moved_classes
+from akgentic.core.utils.serializer import resolving_moved_classes, serialize_base_model
 from akgentic.team.errors import EventLogUnreadableError, TeamRecordUnreadableError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process
 from akgentic.team.resolve import message_type_resolver
@@ -27,6 +27,7 @@ _DEFAULT_RESOLVER: MovedClassResolver = message_type_resolver()
 
 __all__ = [
     "MovedClassResolver",
+    "compact_dumps",
     "decode_event",
     "decode_process",
     "decode_state",
@@ -42,6 +43,20 @@ __all__ = [
 def dumps(data: Any) -> str:
     """Compact JSON, one line (newlines inside strings are escaped)."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def compact_dumps(data: Any) -> str:
+    """:func:`dumps` of already JSON-compatible data, done in Rust (about 4x faster).
+
+    The text may differ from :func:`dumps` in spelling only (``1e-7`` for
+    ``1e-07``) and parses to the same values, but for a ``None`` dict key (no
+    JSON key is null): ``"None"`` here, ``"null"`` there. Data the fast encoder
+    refuses (a lone surrogate in a string) goes through :func:`dumps`.
+    """
+    try:
+        return to_json(data, inf_nan_mode="constants").decode("utf-8")
+    except (PydanticSerializationError, UnicodeError, ValueError):
+        return dumps(data)
 
 
 def loads(text: str | bytes) -> Any:
@@ -64,8 +79,8 @@ def plain(data: Any) -> Any:
 
 
 def encode_event(event: PersistedEvent) -> str:
-    """The stored JSON text of an event."""
-    return dumps(event.model_dump())
+    """The stored JSON text of an event (``model_dump`` without pydantic's second pass)."""
+    return compact_dumps(serialize_base_model(event))
 
 
 def decode_event(
@@ -91,7 +106,7 @@ def decode_event(
 
 def encode_state(snapshot: AgentStateSnapshot) -> str:
     """The stored JSON text of an agent state snapshot."""
-    return dumps(snapshot.model_dump())
+    return compact_dumps(serialize_base_model(snapshot))
 
 
 def decode_state(

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from uuid import UUID
 
-from akgentic.core.utils.serializer import shared_addresses
+from akgentic.core.utils.serializer import class_path, serialize_base_model, shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
@@ -56,10 +56,10 @@ from akgentic.team.models import (
 )
 from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
+    compact_dumps,
     decode_event,
     decode_process,
     decode_state,
-    encode_event,
     encode_process,
     encode_state,
 )
@@ -112,13 +112,15 @@ CREATE TABLE IF NOT EXISTS agent_states (
 
 
 def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
-    kind = type(event.event)
+    # Once per stored event: the columns are read off the dump the payload is made
+    # of, so the team id and timestamp are formatted once, not twice.
+    data = serialize_base_model(event)
     return (
-        str(event.team_id),
+        data["team_id"],
         event.sequence,
-        f"{kind.__module__}.{kind.__name__}",
-        event.timestamp.isoformat(),
-        encode_event(event),
+        class_path(type(event.event)),
+        data["timestamp"],
+        compact_dumps(data),
     )
 
 

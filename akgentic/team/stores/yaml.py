@@ -322,10 +322,18 @@ class YamlEventStore(ClosingStore):
         lines = [b"- " + dumps(event.model_dump()).encode("utf-8") + b"\n" for event in events]
         with self._team_lock(team_id):
             team_dir = self._team_dir(team_id)
-            created = not team_dir.exists()
-            team_dir.mkdir(parents=True, exist_ok=True)
             path = team_dir / EVENTS_FILE
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            created = False
+            try:
+                # A team this store appended to before has its directory: no
+                # exists/mkdir round trip per batch, only the open.
+                if team_id not in self._logs:
+                    raise FileNotFoundError(path)
+                fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            except FileNotFoundError:
+                created = not team_dir.exists()
+                team_dir.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 if fcntl is not None:
                     fcntl.flock(fd, fcntl.LOCK_EX)

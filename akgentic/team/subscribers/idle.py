@@ -3,6 +3,8 @@
 One per team, created by :class:`~akgentic.team.manager.TeamManager` on create
 and on resume. The countdown (a :class:`~akgentic.core.utils.timer.Timer`) is
 armed at construction, so a team that never receives a message still stops.
+Counting an event only moves the countdown's deadline (the process's one timer
+clock thread watches every team's), so it costs no thread per event.
 ``ReceivedMessage`` counts a task as started and ``ProcessedMessage`` as done;
 the countdown only runs while no task is in flight. Counting is suppressed while
 a stored history is replayed, so a replay cannot move the clock.

@@ -32,6 +32,15 @@ the store refuses it once another owner claimed the team
 (:class:`~akgentic.team.errors.TeamClaimLostError`), persistence stops, and
 ``on_failure`` (when given) hears of it so the owner can stop the team.
 
+Under sustained load the writer commits one batch while the next one queues,
+so the store trails the stream by at most the batch in flight plus what
+arrived meanwhile. Two bounds keep that finite: ``max_pending`` holds the
+caller of ``on_message`` (the orchestrator) when the queue is that long, and
+:meth:`wait_for_room` lets a producer upstream (``TeamRuntime.send``, through a
+:class:`~akgentic.team.backpressure.SendGate`) wait until the backlog is small
+again, so a store that cannot keep up slows the senders down instead of
+letting the lag grow.
+
 A snapshot that fails to save is lost for good (there is no log entry to
 rebuild it from), which is why failures are logged loudly in both modes.
 """
@@ -41,6 +50,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -48,6 +58,13 @@ from uuid import UUID
 
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StateChangedMessage
+from akgentic.core.utils.fastmodel import (
+    new_instance,
+    set_dict,
+    set_extra,
+    set_fields_set,
+    set_private,
+)
 from akgentic.team.errors import EventStoreError, TeamClaimLostError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
@@ -58,6 +75,29 @@ logger = logging.getLogger(__name__)
 
 _Record = PersistedEvent | AgentStateSnapshot
 _live: weakref.WeakSet[PersistenceSubscriber] = weakref.WeakSet()
+#: Longest a waiter of :meth:`PersistenceSubscriber.wait_for_room` sleeps between checks.
+_RECHECK = 0.05
+
+
+_EVENT_FIELDS = frozenset(("team_id", "sequence", "event", "timestamp"))
+
+
+def _new_event(team_id: UUID, sequence: int, msg: object) -> PersistedEvent:
+    """``PersistedEvent(...)`` without validation: every value comes from the subscriber.
+
+    The orchestrator calls this once per recorded message; validating fields it
+    just built (and the message, already a model) is most of the model's cost.
+    """
+    if not isinstance(msg, Message):  # not what the orchestrator hands over: validate
+        return PersistedEvent(team_id=team_id, sequence=sequence, event=msg)
+    event = new_instance(PersistedEvent)
+    set_dict(
+        event, {"team_id": team_id, "sequence": sequence, "event": msg, "timestamp": utc_now()}
+    )
+    set_fields_set(event, set(_EVENT_FIELDS))
+    set_extra(event, None)
+    set_private(event, None)
+    return event
 
 
 class PersistenceStoppedError(EventStoreError):
@@ -91,7 +131,7 @@ class PersistenceSubscriber:
         can_batch = isinstance(event_store, BatchEventStore)
         if batching and not can_batch:
             raise TypeError(f"{type(event_store).__name__} has no save_events: cannot batch")
-        self.team_id = team_id
+        self.team_id = team_id if isinstance(team_id, UUID) else UUID(str(team_id))
         self.event_store = event_store
         self.batching = can_batch if batching is None else batching
         self.max_pending = max_pending
@@ -101,7 +141,12 @@ class PersistenceSubscriber:
         self._sequence = initial_sequence
         self._durable = initial_sequence
         self._restoring = False
-        self._cond = threading.Condition()
+        lock = self._lock = threading.RLock()
+        # Progress (a batch written, a failure, a drained queue) is announced on
+        # _cond; _work only wakes the writer, so queuing an event never wakes the
+        # threads waiting for progress.
+        self._cond = threading.Condition(lock)
+        self._work = threading.Condition(lock)
         self._pending: list[_Record] = []
         self._writing = False
         self._failure: BaseException | None = None
@@ -119,6 +164,11 @@ class PersistenceSubscriber:
         return self._durable
 
     @property
+    def backlog(self) -> int:
+        """Events numbered but not yet acknowledged by the store (0 in direct mode)."""
+        return self._sequence - self._durable
+
+    @property
     def restoring(self) -> bool:
         """Whether a replay is in progress (nothing is written meanwhile)."""
         return self._restoring
@@ -133,14 +183,12 @@ class PersistenceSubscriber:
             if snapshot is not None:
                 self._submit_state(snapshot)
             return
-        with self._cond:
+        with self._lock:  # the condition's lock, without the Condition's Python wrapper
             if isinstance(self._failure, TeamClaimLostError):
                 return  # another owner has the team: drop quietly while this copy stops
             self._raise_if_stopped()
             sequence = self._sequence + 1
-            event = PersistedEvent(
-                team_id=self.team_id, sequence=sequence, event=msg, timestamp=utc_now()
-            )
+            event = _new_event(self.team_id, sequence, msg)
             if not self.batching:
                 try:
                     self.event_store.save_event(event, **self._fence)
@@ -172,6 +220,27 @@ class PersistenceSubscriber:
                 raise  # a lost claim is reported by the owner; anything else is news here
 
     # -- batching ---------------------------------------------------------
+    def wait_for_room(
+        self, limit: int, upstream: Callable[[], int], timeout: float | None = None
+    ) -> bool:
+        """Wait until ``backlog + upstream()`` is at most ``limit``; ``False`` on timeout.
+
+        ``upstream`` counts what is still on its way to this subscriber (for a
+        managed team, the envelopes in the entry point's and the orchestrator's
+        inboxes). The check runs again after every written batch,
+        and at least every :data:`_RECHECK` seconds for the upstream part. Returns
+        ``True`` at once when persistence has stopped: waiting would never end,
+        and the failure is raised by :meth:`flush` and ``on_message``.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._failure is None and self._sequence - self._durable + upstream() > limit:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(_RECHECK if remaining is None else min(remaining, _RECHECK))
+        return True
+
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event handed to the subscriber is acknowledged by the store.
 
@@ -201,14 +270,18 @@ class PersistenceSubscriber:
                 if self._pending and self._failure is None:
                     self._ensure_writer()  # queued after the flush: a fresh writer takes it
                 self._cond.notify_all()
+                self._work.notify_all()
             if writer is not None and writer is not threading.current_thread():
                 writer.join(timeout)
 
     def _enqueue(self, record: _Record) -> None:
         """Queue a record for the writer (caller holds the condition)."""
-        self._pending.append(record)
-        self._ensure_writer()
-        self._cond.notify_all()
+        pending = self._pending
+        pending.append(record)
+        if self._writer is None:
+            self._ensure_writer()
+        elif len(pending) == 1 and not self._writing:
+            self._work.notify()  # the writer is idle: wake it (otherwise it comes back)
         while len(self._pending) >= self.max_pending and self._failure is None:
             self._cond.wait()
 
@@ -227,7 +300,7 @@ class PersistenceSubscriber:
         me = threading.current_thread()
         while True:
             with self._cond:
-                self._cond.wait_for(
+                self._work.wait_for(
                     lambda: (bool(self._pending) and not self._writing) or self._writer is not me
                 )
                 if self._writer is not me:

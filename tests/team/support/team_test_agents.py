@@ -50,6 +50,13 @@ class Echo(Akgent[BaseConfig, EchoState]):
         return list(self.state.seen)
 
 
+class Quiet(Akgent[BaseConfig, BaseState]):
+    """Takes every UserMessage and does nothing with it (the cheapest member there is)."""
+
+    def receiveMsg_UserMessage(self, message: UserMessage) -> None:
+        return None
+
+
 class CounterTool(Akgent[BaseConfig, BaseState]):
     """A ``#``-named singleton tool actor."""
 

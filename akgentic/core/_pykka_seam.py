@@ -1,0 +1,222 @@
+"""The one place where akgentic touches pykka's private API.
+
+pykka's public API is too slow for the hot path of a team (a few Python calls
+too many per message), so the kernel relies on a handful of pykka internals:
+
+* ``pykka._envelope.Envelope``, built directly to put mail into an inbox;
+* ``ActorRef._actor_weakref``, to reach the actor object behind a reference;
+* the actor loop's private methods ``_actor_loop``, ``_actor_loop_setup``,
+  ``_actor_loop_running``, ``_handle_receive``, ``_handle_failure``, ``_stop``
+  and ``_create_actor_inbox``, overridden by :class:`SeamActor`.
+
+Nothing else in akgentic may use them. ``tests/core/test_pykka_seam.py`` pins
+:data:`PYKKA_VERSION` and checks the shape of each of these internals, so a
+pykka upgrade fails there, loudly, before anything subtler breaks.
+
+Behaviour :class:`SeamActor` keeps from pykka, and what it changes:
+
+* an exception raised by ``on_start`` stops the actor, as in pykka: the error
+  is reported through :meth:`SeamActor._on_start_failure`, the actor leaves the
+  registry, and asks waiting in its inbox fail with ``ActorDeadError``;
+* an exception raised by a turn (a message without a reply future) does *not*
+  stop the actor: it is reported through :meth:`SeamActor._on_turn_failure`
+  and the actor goes on with its next message (pykka would stop it);
+* an exception in a turn with a reply future goes back to the asking caller,
+  and a ``BaseException`` stops every actor, both as in pykka.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, ClassVar
+
+import pykka
+from pykka import ActorRegistry
+from pykka._envelope import Envelope
+
+from akgentic.core.mailbox import Inbox
+
+__all__ = [
+    "PYKKA_VERSION",
+    "Envelope",
+    "SeamActor",
+    "actor_of",
+    "is_running",
+    "send_envelope",
+    "thread_of",
+]
+
+#: The pykka release the internals above were checked against (see the canary test).
+PYKKA_VERSION = "4.5.0"
+
+_pykka_logger = logging.getLogger("pykka")
+
+ExcInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
+
+
+def actor_of(ref: pykka.ActorRef[Any]) -> Any:
+    """The actor object behind ``ref``, or ``None`` once it was garbage-collected."""
+    return ref._actor_weakref()
+
+
+def is_running(ref: pykka.ActorRef[Any]) -> bool:
+    """True while the actor behind ``ref`` runs and still exists."""
+    return not ref.actor_stopped.is_set() and ref._actor_weakref() is not None
+
+
+def thread_of(ref: pykka.ActorRef[Any]) -> int | None:
+    """The thread ident of the :class:`SeamActor` behind ``ref`` (None before it runs)."""
+    actor = ref._actor_weakref()
+    return getattr(actor, "_thread_ident", None)
+
+
+def send_envelope(ref: pykka.ActorRef[Any], bare: type | None = None) -> Callable[[Any], None]:
+    """A function putting a message into ``ref``'s inbox as a fire-and-forget envelope.
+
+    A message of exactly type ``bare`` is its own envelope (it has ``message``
+    and ``reply_to``) and goes in unwrapped. The function does not check that
+    the actor runs: callers check first (mail to a stopped actor is never read).
+    """
+    inbox = ref.actor_inbox
+    if type(inbox) is Inbox:
+        append, wake = inbox.producer()
+
+        def post(message: Any) -> None:
+            append(message if type(message) is bare else Envelope(message))
+            wake(None)
+
+        return post
+    put: Callable[[Any], None] = inbox.put
+
+    def put_envelope(message: Any) -> None:
+        put(message if type(message) is bare else Envelope(message))
+
+    return put_envelope
+
+
+class SeamActor(pykka.ThreadingActor):
+    """A threading actor with akgentic's inbox, receive loop and failure policy.
+
+    Subclasses provide the hooks: :attr:`_turn_types` (messages that skip
+    pykka's checks for its own control messages and go straight to
+    ``on_receive``), :meth:`_before_control_message`, :meth:`_on_turn_failure`
+    and :meth:`_on_start_failure`.
+    """
+
+    #: Message classes handled by ``on_receive`` without pykka's control checks.
+    _turn_types: ClassVar[tuple[type, ...]] = ()
+    _thread_ident: int | None = None
+
+    @staticmethod
+    def _create_actor_inbox() -> Any:
+        return Inbox()
+
+    # -- hooks ------------------------------------------------------------
+    def _before_control_message(self) -> None:
+        """Runs before a pykka control message (a proxy call, a stop) is handled."""
+
+    def _on_turn_failure(
+        self,
+        exception_type: type[BaseException] | None,
+        exception_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """A turn raised; the actor survives it. Logs the error by default."""
+        _pykka_logger.error(
+            "Unhandled exception in %s:",
+            self,
+            exc_info=(exception_type, exception_value, traceback),  # type: ignore[arg-type]
+        )
+
+    def _on_start_failure(
+        self,
+        exception_type: type[BaseException] | None,
+        exception_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """``on_start`` raised; the actor stops right after this returns."""
+        self._on_turn_failure(exception_type, exception_value, traceback)
+
+    # -- pykka overrides --------------------------------------------------
+    def _actor_loop(self) -> None:
+        # Remembered so that a live address used from this very thread calls
+        # directly instead of asking itself (which would deadlock).
+        self._thread_ident = threading.get_ident()
+        super()._actor_loop()
+
+    def _actor_loop_setup(self) -> None:
+        try:
+            self.on_start()
+        except Exception:
+            info = sys.exc_info()
+            try:
+                self._on_start_failure(*info)
+            except Exception:
+                _pykka_logger.exception("Reporting the failed start of %s failed", self)
+            # pykka's own policy for a failed start (its _handle_failure minus a
+            # second log of the error): leave the registry and stop.
+            ActorRegistry.unregister(self.actor_ref)
+            self.actor_stopped.set()
+
+    def _handle_failure(
+        self,
+        exception_type: type[BaseException] | None,
+        exception_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # pykka's "log, unregister and stop" becomes "report and carry on".
+        self._on_turn_failure(exception_type, exception_value, traceback)
+
+    def _handle_receive(self, message: Any) -> Any:
+        if isinstance(message, self._turn_types):
+            return self.on_receive(message)
+        self._before_control_message()
+        return super()._handle_receive(message)
+
+    def _actor_loop_running(self) -> None:
+        # pykka's receive loop with the per-envelope lookups hoisted and the
+        # inbox read inlined; the error handling is pykka's, unchanged.
+        inbox = self.actor_inbox
+        if not isinstance(inbox, Inbox):
+            super()._actor_loop_running()
+            return
+        is_stopped = self.actor_stopped.is_set
+        wait, items = inbox.consumer()
+        take = items.popleft
+        handle = self._handle_receive
+        turn_types = self._turn_types
+        # _handle_receive's turn branch, inlined unless a subclass overrides it.
+        turn = self.on_receive if type(self)._handle_receive is SeamActor._handle_receive else None
+        while not is_stopped():
+            wait()
+            if not items:  # more wake-ups than envelopes once mail was absorbed
+                continue
+            envelope = take()
+            try:
+                message = envelope.message
+                if turn is not None and isinstance(message, turn_types):
+                    response = turn(message)
+                else:
+                    response = handle(message)
+                if envelope.reply_to is not None:
+                    envelope.reply_to.set(response)
+            except Exception:
+                if envelope.reply_to is not None:
+                    _pykka_logger.info(
+                        "Exception returned from %s to caller:", self, exc_info=sys.exc_info()
+                    )
+                    envelope.reply_to.set_exception()
+                else:
+                    self._handle_failure(*sys.exc_info())
+                    try:
+                        self.on_failure(*sys.exc_info())
+                    except Exception:
+                        self._handle_failure(*sys.exc_info())
+            except BaseException:
+                _pykka_logger.debug("%r in %s. Stopping all actors.", sys.exc_info()[1], self)
+                self._stop()
+                ActorRegistry.stop_all()

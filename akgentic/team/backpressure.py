@@ -1,0 +1,89 @@
+"""SendGate: holds ``TeamRuntime`` sends back while a team's record lags behind.
+
+A team's messages are delivered at once, but each one leaves events that the
+orchestrator records and the persistence subscriber writes in batches. When
+the store is slower than the team, those events would pile up without bound
+(first in the orchestrator's inbox, then in the writer's queue) and the log
+would fall ever further behind what the members already did. The gate bounds
+that backlog: before a message goes in, it counts what is upstream of the
+store (for a managed team: the envelopes waiting in the entry point's and the
+orchestrator's inboxes) plus the events numbered but not yet acknowledged, and
+when the sum exceeds ``max_backlog`` the sending thread waits until it is down
+to half of it (so a blocked sender resumes in bursts, not event by event).
+
+The wait is bounded by ``timeout``: a store stuck for that long makes ``send``
+raise :class:`BackpressureTimeoutError` rather than queue forever. The gate
+never waits on the orchestrator's own thread (a subscriber sending into its
+team would wait on itself) nor once persistence has stopped after a failed
+write (that failure is reported by the persistence subscriber).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from akgentic.team.errors import EventStoreError
+from akgentic.team.subscribers.persistence import PersistenceSubscriber
+
+__all__ = [
+    "DEFAULT_MAX_BACKLOG",
+    "DEFAULT_SEND_TIMEOUT",
+    "BackpressureTimeoutError",
+    "SendGate",
+]
+
+#: Records (envelopes upstream plus unacknowledged events) a team may have in
+#: flight before ``send`` waits. One envelope upstream becomes up to three events,
+#: so this allows about two hundred events: some 20 ms of recording on a small machine.
+DEFAULT_MAX_BACKLOG = 64
+#: Seconds a blocked ``send`` waits for the store before giving up.
+DEFAULT_SEND_TIMEOUT = 60.0
+
+
+class BackpressureTimeoutError(EventStoreError, TimeoutError):
+    """The store did not catch up within the gate's timeout; the message was not sent."""
+
+
+class SendGate:
+    """Admission control of one team's sends (see the module docstring)."""
+
+    def __init__(
+        self,
+        persistence: PersistenceSubscriber,
+        upstream: Callable[[], int],
+        *,
+        max_backlog: int = DEFAULT_MAX_BACKLOG,
+        timeout: float = DEFAULT_SEND_TIMEOUT,
+        exempt_thread: Callable[[], int | None] | None = None,
+    ) -> None:
+        if max_backlog < 1:
+            raise ValueError(f"max_backlog must be >= 1, not {max_backlog}")
+        self.persistence = persistence
+        self.upstream = upstream
+        self.max_backlog = max_backlog
+        self.timeout = timeout
+        self._exempt_thread = exempt_thread
+
+    @property
+    def backlog(self) -> int:
+        """Records currently between delivery and the store."""
+        return self.persistence.backlog + self.upstream()
+
+    def admit(self) -> None:
+        """Return once there is room for one more message (see the module docstring)."""
+        persistence = self.persistence
+        limit = self.max_backlog
+        if persistence.backlog + self.upstream() <= limit:
+            return
+        exempt = self._exempt_thread
+        if exempt is not None and exempt() == threading.get_ident():
+            return
+        if not persistence.wait_for_room(limit // 2, self.upstream, self.timeout):
+            raise BackpressureTimeoutError(
+                f"team {persistence.team_id}: the event store has not caught up with "
+                f"{self.backlog} record(s) in {self.timeout} s; message not sent"
+            )
+
+    def __repr__(self) -> str:
+        return f"SendGate(team_id={self.persistence.team_id}, max_backlog={self.max_backlog})"
