@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from akgentic.core.agent import Akgent
-    from akgentic.core.messages.message import Message
+    from pydantic import BaseModel
     from akgentic.team.store import EventStore
     from akgentic.tool.core.card import ToolCard
 
@@ -255,22 +255,24 @@ class AgentClassSpec(Spec):
 
 @dataclass(frozen=True, kw_only=True)
 class MessageTypeSpec(Spec):
-    """A message or event class that may appear in stored event logs.
+    """A message, event or stored payload class that may appear in event logs.
 
-    ``aliases`` lists former dotted class paths, so logs written before a class
-    moved still load.
+    ``message_class`` is a pydantic model: usually a ``Message`` subclass, or a
+    payload a message or tool state carries (a vector row, a task). ``aliases``
+    lists former dotted class paths, so logs written before a class moved still
+    load.
     """
 
-    message_class: type[Message]
+    message_class: type[BaseModel]
     aliases: tuple[str, ...] = field(default=())
     kind = "message type"
 
     def check(self) -> None:
-        """The class must be a ``Message`` subclass; aliases dotted class paths."""
+        """The class must be a pydantic model; aliases dotted class paths."""
         super().check()
-        from akgentic.core.messages.message import Message
+        from pydantic import BaseModel
 
-        self._check_class("message_class", self.message_class, Message, "Message")
+        self._check_class("message_class", self.message_class, BaseModel, "pydantic BaseModel")
         aliases: object = self.aliases
         if isinstance(aliases, str) or not all(
             isinstance(alias, str) and "." in alias for alias in self.aliases

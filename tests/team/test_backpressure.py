@@ -25,11 +25,11 @@ class HeldStore(SqliteEventStore):
         self.release.set()
         self.batches = 0
 
-    def save_events(self, events: Sequence[PersistedEvent]) -> None:
+    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
         if not self.release.wait(30):
             raise TimeoutError("the test never released the store")
         self.batches += 1
-        super().save_events(events)
+        super().save_events(events, epoch=epoch)
 
 
 @pytest.fixture
