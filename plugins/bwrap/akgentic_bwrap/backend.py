@@ -1,0 +1,262 @@
+"""``BwrapBackend``: commands in a bubblewrap sandbox with only the tree writable."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from akgentic.sandbox import (
+    TIMEOUT_EXIT_CODE,
+    ExecResult,
+    ResourceLimits,
+    SandboxError,
+    StreamCapture,
+    base_environment,
+    sandbox_cwd,
+)
+from akgentic.sandbox.capture import drain_in_thread
+from akgentic_bwrap.cgroup import PidsCgroup, find_pids_root
+from akgentic_bwrap.command import bwrap_args, find_bwrap, write_identity
+
+__all__ = ["BwrapBackend"]
+
+# How long the output readers may take to finish once the sandbox is gone.
+_DRAIN_WAIT_S = 5.0
+
+
+def _rlimits(limits: ResourceLimits) -> list[tuple[int, int]]:
+    return [
+        (resource.RLIMIT_CPU, limits.cpu_s),
+        (resource.RLIMIT_AS, limits.memory_bytes),
+        (resource.RLIMIT_FSIZE, limits.max_file_bytes),
+        (resource.RLIMIT_NOFILE, limits.max_open_files),
+        (resource.RLIMIT_NPROC, limits.max_processes),
+        (resource.RLIMIT_CORE, 0),
+    ]
+
+
+def _preexec(rlimits: list[tuple[int, int]], procs_file: str | None) -> Callable[[], None]:
+    """The child-side setup, run between fork and exec: join the cgroup, set rlimits."""
+    setrlimit = resource.setrlimit
+    encoded = b"0"
+
+    def setup() -> None:
+        if procs_file is not None:
+            fd = os.open(procs_file, os.O_WRONLY)
+            try:
+                os.write(fd, encoded)
+            finally:
+                os.close(fd)
+        for which, value in rlimits:
+            setrlimit(which, (value, value))
+
+    return setup
+
+
+class BwrapBackend:
+    """Runs each command in a fresh bubblewrap sandbox.
+
+    Every namespace is unshared (network too, unless ``limits.network``), the command
+    runs as uid/gid 65534 with no capabilities, sees read-only system directories, a
+    curated part of ``/etc``, private size-limited ``/tmp`` and home, and the tree at
+    ``/workspace`` as the only writable host path. rlimits are set before exec; the
+    sandbox leads its own session and process group, and its pid namespace ends with
+    it, so a timeout or :meth:`kill` leaves no process behind.
+
+    Args:
+        bwrap: Path of the ``bwrap`` executable (default: found on PATH at prepare).
+        environ: Where ``AKGENTIC_BWRAP_RO_BINDS`` is read (default ``os.environ``).
+    """
+
+    name = "bwrap"
+
+    def __init__(self, *, bwrap: str | None = None, environ: Mapping[str, str] | None = None):
+        self._bwrap = bwrap
+        self._environ = os.environ if environ is None else environ
+        self._lock = threading.Lock()
+        self._run_lock = threading.Lock()
+        self._tree: Path | None = None
+        self._limits: ResourceLimits | None = None
+        self._private: Path | None = None
+        self._base: list[str] = []
+        self._cgroup: PidsCgroup | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._killed = False
+        self._prepare_s = 0.0
+        self._prepare_unreported = False
+
+    # -- lifecycle --------------------------------------------------------
+    def prepare(self, tree: Path, *, limits: ResourceLimits, timeout_s: float) -> None:
+        """Bind this backend to ``tree``; instant, idempotent for the same tree."""
+        begin = time.monotonic()
+        with self._lock:
+            tree = Path(os.path.abspath(tree))
+            if self._tree is not None:
+                if tree == self._tree and limits == self._limits:
+                    return
+                raise SandboxError(f"this backend is already prepared for {self._tree}")
+            if tree.is_symlink() or not tree.is_dir():
+                raise SandboxError(f"sandbox tree {tree} is not a directory")
+            bwrap = self._bwrap or find_bwrap()
+            if bwrap is None:
+                raise SandboxError("bwrap is not on PATH (install the bubblewrap package)")
+            private = Path(tempfile.mkdtemp(prefix="akgentic-bwrap-"))
+            identity = write_identity(private)
+            self._base = bwrap_args(bwrap, tree, identity, limits, self._environ)
+            root = find_pids_root()
+            if root is not None:
+                try:
+                    # bubblewrap's own two processes live in the cgroup too
+                    self._cgroup = PidsCgroup(root, limits.max_processes + 2)
+                except OSError:
+                    self._cgroup = None  # not permitted here: the rlimit is the only bound
+            self._tree, self._limits, self._private = tree, limits, private
+            self._prepare_s = time.monotonic() - begin
+            self._prepare_unreported = True
+
+    def close(self) -> None:
+        """Kill any run, then remove the private files and the cgroup."""
+        self.kill()
+        with self._run_lock, self._lock:
+            if self._private is not None:
+                shutil.rmtree(self._private, ignore_errors=True)
+            if self._cgroup is not None:
+                self._cgroup.remove()
+            self._tree = self._private = self._cgroup = None
+            self._limits = None
+
+    def kill(self) -> None:
+        """SIGKILL the current run's process group; its pid namespace dies with it."""
+        with self._lock:
+            proc = self._proc
+            if proc is None:
+                return
+            self._killed = True
+            self._signal_group(proc)
+
+    @staticmethod
+    def _signal_group(proc: subprocess.Popen[bytes]) -> None:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+    # -- running ----------------------------------------------------------
+    def run(
+        self, argv: Sequence[str], *, cwd: str, env: Mapping[str, str], timeout_s: float
+    ) -> ExecResult:
+        """Run ``argv`` literally in ``cwd`` (relative to the tree) within ``timeout_s``."""
+        if self._tree is None or self._limits is None:
+            raise SandboxError("run() called before prepare()")
+        if not argv:
+            raise SandboxError("empty command")
+        limits = self._limits
+        args = [*self._base, "--chdir", sandbox_cwd(cwd), "--", *argv]
+        environment = base_environment(env)
+        with self._run_lock:
+            prepare_s = self._prepare_s if self._prepare_unreported else 0.0
+            self._prepare_unreported = False
+            return self._run_locked(args, environment, limits, timeout_s, prepare_s)
+
+    def _run_locked(
+        self,
+        args: list[str],
+        environment: dict[str, str],
+        limits: ResourceLimits,
+        timeout_s: float,
+        prepare_s: float,
+    ) -> ExecResult:
+        out = StreamCapture(limits.output_bytes)
+        err = StreamCapture(limits.output_bytes)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        procs_file = self._cgroup.procs_file if self._cgroup is not None else None
+        started_at = time.time()
+        begin = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=err_w,
+                env=environment,
+                close_fds=True,
+                start_new_session=True,
+                preexec_fn=_preexec(_rlimits(limits), procs_file),
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            os.close(out_r)
+            os.close(err_r)
+            raise SandboxError(f"could not start bwrap: {exc}") from exc
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        readers = [
+            drain_in_thread(out_r, out, "bwrap-stdout"),
+            drain_in_thread(err_r, err, "bwrap-stderr"),
+        ]
+        with self._lock:
+            self._proc = proc
+            self._killed = False
+        timed_out = False
+        try:
+            proc.wait(timeout=max(timeout_s, 0.0))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            with self._lock:
+                self._signal_group(proc)
+            proc.wait()
+        finally:
+            with self._lock:
+                self._proc = None
+                killed = self._killed
+        deadline = time.monotonic() + _DRAIN_WAIT_S
+        for reader in readers:
+            reader.join(max(deadline - time.monotonic(), 0.0))
+        duration = time.monotonic() - begin
+        return _result(
+            proc.returncode, out, err, timed_out, killed, started_at, duration, prepare_s
+        )
+
+
+def _result(
+    returncode: int,
+    out: StreamCapture,
+    err: StreamCapture,
+    timed_out: bool,
+    killed: bool,
+    started_at: float,
+    duration: float,
+    prepare_s: float,
+) -> ExecResult:
+    sig: int | None = None
+    if returncode < 0:  # bubblewrap itself was signalled (our kill)
+        sig = -returncode
+        code = 128 + sig
+    else:
+        code = returncode
+        if 128 < code < 128 + 65:  # bubblewrap reports a signalled command as 128+N
+            sig = code - 128
+    if timed_out:
+        code = TIMEOUT_EXIT_CODE
+    return ExecResult(
+        exit_code=code,
+        stdout=out.text(),
+        stderr=err.text(),
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        timed_out=timed_out,
+        killed=killed or timed_out,
+        signal=sig,
+        started_at=started_at,
+        duration_s=duration,
+        prepare_s=prepare_s,
+    )
