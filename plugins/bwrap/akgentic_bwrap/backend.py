@@ -94,6 +94,16 @@ class BwrapBackend:
         self._prepare_s = 0.0
         self._prepare_unreported = False
 
+    @property
+    def bounds_processes(self) -> bool:
+        """Whether the process limit binds here (a pids cgroup, or not running as root).
+
+        The kernel never applies ``RLIMIT_NPROC`` to host root, and as root the sandbox
+        user maps to root; without a writable pids cgroup a fork bomb is then bounded
+        only by the time budget.
+        """
+        return self._cgroup is not None or os.geteuid() != 0
+
     # -- lifecycle --------------------------------------------------------
     def prepare(self, tree: Path, *, limits: ResourceLimits, timeout_s: float) -> None:
         """Bind this backend to ``tree``; instant, idempotent for the same tree."""

@@ -88,13 +88,13 @@ def bwrap_args(
     args += _system_binds()
     if limits.network:
         args += ["--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]
-    args += _extra_binds(environ)
     passwd, group = identity
     args += ["--ro-bind", str(passwd), "/etc/passwd", "--ro-bind", str(group), "/etc/group"]
     args += ["--proc", "/proc", "--dev", "/dev"]
     size = str(limits.tmp_bytes)
     args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     args += ["--perms", "0700", "--size", size, "--tmpfs", "/home/sandbox"]
+    args += _extra_binds(environ)  # after the tmpfs mounts, which would hide them
     args += ["--bind", str(tree), MOUNT_POINT]
     # bubblewrap's root is a writable tmpfs: make it read-only so host memory is not
     # a scratch disk outside the tmpfs size limits.
