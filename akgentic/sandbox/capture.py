@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import selectors
 import threading
+import time
 
-__all__ = ["StreamCapture", "drain_in_thread"]
+__all__ = ["StreamCapture", "drain_in_thread", "pump_pipes"]
 
 _CHUNK = 65536
 
@@ -72,3 +74,32 @@ def drain_in_thread(fd: int, capture: StreamCapture, name: str) -> threading.Thr
     thread = threading.Thread(target=pump, name=name, daemon=True)
     thread.start()
     return thread
+
+
+def pump_pipes(pipes: dict[int, StreamCapture], deadline: float) -> bool:
+    """Read every descriptor in ``pipes`` into its capture until EOF or ``deadline``.
+
+    Runs on the calling thread (no reader threads to start per run). Descriptors that
+    reached EOF are closed and removed from ``pipes``; returns True when all did,
+    False when ``deadline`` (a ``time.monotonic()`` value) came first.
+    """
+    with selectors.DefaultSelector() as selector:
+        for fd in pipes:
+            selector.register(fd, selectors.EVENT_READ)
+        while pipes:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            for key, _events in selector.select(left):
+                fd = int(key.fd)
+                try:
+                    chunk = os.read(fd, _CHUNK)
+                except OSError:
+                    chunk = b""  # treat a read error like the end of the stream
+                if chunk:
+                    pipes[fd].feed(chunk)
+                    continue
+                selector.unregister(fd)
+                os.close(fd)
+                del pipes[fd]
+    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import resource
@@ -23,14 +24,26 @@ from akgentic.sandbox import (
     base_environment,
     sandbox_cwd,
 )
-from akgentic.sandbox.capture import drain_in_thread
+from akgentic.sandbox.capture import pump_pipes
 from akgentic_bwrap.cgroup import PidsCgroup, find_pids_root
-from akgentic_bwrap.command import bwrap_args, find_bwrap, write_identity
+from akgentic_bwrap.command import build_etc, bwrap_args, find_bwrap
 
 __all__ = ["BwrapBackend"]
 
 # How long the output readers may take to finish once the sandbox is gone.
 _DRAIN_WAIT_S = 5.0
+_etc_lock = threading.Lock()
+_etc_dirs: dict[bool, Path] = {}
+
+
+def _shared_etc(network: bool) -> Path:
+    """The sandbox ``/etc`` (with or without resolv.conf), built once per process."""
+    with _etc_lock:
+        if network not in _etc_dirs:
+            directory = Path(tempfile.mkdtemp(prefix="akgentic-bwrap-etc-"))
+            atexit.register(shutil.rmtree, directory, ignore_errors=True)
+            _etc_dirs[network] = build_etc(directory, network=network)
+        return _etc_dirs[network]
 
 
 def _rlimits(limits: ResourceLimits) -> list[tuple[int, int]]:
@@ -86,7 +99,6 @@ class BwrapBackend:
         self._run_lock = threading.Lock()
         self._tree: Path | None = None
         self._limits: ResourceLimits | None = None
-        self._private: Path | None = None
         self._base: list[str] = []
         self._cgroup: PidsCgroup | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -119,9 +131,7 @@ class BwrapBackend:
             bwrap = self._bwrap or find_bwrap()
             if bwrap is None:
                 raise SandboxError("bwrap is not on PATH (install the bubblewrap package)")
-            private = Path(tempfile.mkdtemp(prefix="akgentic-bwrap-"))
-            identity = write_identity(private)
-            self._base = bwrap_args(bwrap, tree, identity, limits, self._environ)
+            self._base = bwrap_args(bwrap, tree, _shared_etc(limits.network), limits, self._environ)
             root = find_pids_root()
             if root is not None:
                 try:
@@ -129,19 +139,17 @@ class BwrapBackend:
                     self._cgroup = PidsCgroup(root, limits.max_processes + 2)
                 except OSError:
                     self._cgroup = None  # not permitted here: the rlimit is the only bound
-            self._tree, self._limits, self._private = tree, limits, private
+            self._tree, self._limits = tree, limits
             self._prepare_s = time.monotonic() - begin
             self._prepare_unreported = True
 
     def close(self) -> None:
-        """Kill any run, then remove the private files and the cgroup."""
+        """Kill any run, then remove the cgroup."""
         self.kill()
         with self._run_lock, self._lock:
-            if self._private is not None:
-                shutil.rmtree(self._private, ignore_errors=True)
             if self._cgroup is not None:
                 self._cgroup.remove()
-            self._tree = self._private = self._cgroup = None
+            self._tree = self._cgroup = None
             self._limits = None
 
     def kill(self) -> None:
@@ -209,28 +217,33 @@ class BwrapBackend:
         finally:
             os.close(out_w)
             os.close(err_w)
-        readers = [
-            drain_in_thread(out_r, out, "bwrap-stdout"),
-            drain_in_thread(err_r, err, "bwrap-stderr"),
-        ]
+        pipes = {out_r: out, err_r: err}
         with self._lock:
             self._proc = proc
             self._killed = False
+        deadline = begin + max(timeout_s, 0.0)
         timed_out = False
         try:
-            proc.wait(timeout=max(timeout_s, 0.0))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            with self._lock:
-                self._signal_group(proc)
-            proc.wait()
+            # Output ends when every process holding the pipes is gone; a command that
+            # closed them early is still bounded by the wait below.
+            finished = pump_pipes(pipes, deadline)
+            if finished:
+                try:
+                    proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
+                except subprocess.TimeoutExpired:
+                    finished = False
+            if not finished:
+                timed_out = True
+                with self._lock:
+                    self._signal_group(proc)
+                pump_pipes(pipes, time.monotonic() + _DRAIN_WAIT_S)
+                proc.wait()
         finally:
             with self._lock:
                 self._proc = None
                 killed = self._killed
-        deadline = time.monotonic() + _DRAIN_WAIT_S
-        for reader in readers:
-            reader.join(max(deadline - time.monotonic(), 0.0))
+            for fd in pipes:  # only left when draining after a kill timed out
+                os.close(fd)
         duration = time.monotonic() - begin
         return _result(
             proc.returncode, out, err, timed_out, killed, started_at, duration, prepare_s

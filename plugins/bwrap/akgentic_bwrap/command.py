@@ -9,7 +9,7 @@ from pathlib import Path
 
 from akgentic.sandbox import MOUNT_POINT, ResourceLimits
 
-__all__ = ["ENV_RO_BINDS", "SANDBOX_GID", "SANDBOX_UID", "bwrap_args", "write_identity"]
+__all__ = ["ENV_RO_BINDS", "SANDBOX_GID", "SANDBOX_UID", "build_etc", "bwrap_args", "find_bwrap"]
 
 #: Extra host paths (colon-separated) bound read-only, e.g. a toolchain in /opt.
 ENV_RO_BINDS = "AKGENTIC_BWRAP_RO_BINDS"
@@ -33,15 +33,32 @@ _ETC = (
 _TOP = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
-def write_identity(directory: Path) -> tuple[Path, Path]:
-    """Write the sandbox's own passwd and group files into ``directory``."""
-    passwd = directory / "passwd"
-    group = directory / "group"
-    passwd.write_text(
+def build_etc(directory: Path, *, network: bool) -> Path:
+    """Make the sandbox's ``/etc`` in ``directory``: copies of the curated host files.
+
+    One directory bound read-only costs one mount where a bind per file would cost a
+    dozen on every run. Links are copied as links; passwd and group are synthesized.
+    """
+    etc = directory / "etc"
+    etc.mkdir()
+    wanted = [*_ETC, "/etc/resolv.conf"] if network else list(_ETC)
+    for source in wanted:
+        target = etc / os.path.relpath(source, "/etc")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if os.path.isdir(source) and not os.path.islink(source):
+                shutil.copytree(source, target, symlinks=True)
+            elif source == "/etc/resolv.conf" or not os.path.islink(source):
+                shutil.copyfile(source, target)  # resolv.conf often links into /run
+            else:
+                os.symlink(os.readlink(source), target)
+        except OSError:
+            continue  # absent on this host (e.g. no /etc/alternatives): nothing to show
+    (etc / "passwd").write_text(
         f"sandbox:x:{SANDBOX_UID}:{SANDBOX_GID}:sandbox:/home/sandbox:/bin/sh\n", "utf-8"
     )
-    group.write_text(f"sandbox:x:{SANDBOX_GID}:\n", "utf-8")
-    return passwd, group
+    (etc / "group").write_text(f"sandbox:x:{SANDBOX_GID}:\n", "utf-8")
+    return etc
 
 
 def _system_binds() -> list[str]:
@@ -51,8 +68,6 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    for path in _ETC:
-        args += ["--ro-bind-try", path, path]
     return args
 
 
@@ -68,7 +83,7 @@ def _extra_binds(environ: Mapping[str, str]) -> list[str]:
 def bwrap_args(
     bwrap: str,
     tree: Path,
-    identity: tuple[Path, Path],
+    etc: Path,
     limits: ResourceLimits,
     environ: Mapping[str, str],
 ) -> list[str]:
@@ -86,10 +101,7 @@ def bwrap_args(
     if limits.network:
         args.append("--share-net")
     args += _system_binds()
-    if limits.network:
-        args += ["--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"]
-    passwd, group = identity
-    args += ["--ro-bind", str(passwd), "/etc/passwd", "--ro-bind", str(group), "/etc/group"]
+    args += ["--ro-bind", str(etc), "/etc"]
     args += ["--proc", "/proc", "--dev", "/dev"]
     size = str(limits.tmp_bytes)
     args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
