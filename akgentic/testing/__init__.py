@@ -28,6 +28,9 @@ kit in its own test suite:
   sample message, and the name and plugin that register it);
 - ``SandboxBackendContract``: every sandbox backend (give a new backend and the reason
   it cannot run here, if any); it runs the hostile escape probes too.
+
+``FakeSandboxBackend`` runs commands as plain host subprocesses, with no isolation,
+for tests of code that uses a sandbox; a test registers it explicitly.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from akgentic._lazy import lazy_exports
 if TYPE_CHECKING:
     from akgentic.testing.agent_class_contract import AgentClassContract
     from akgentic.testing.event_store_contract import EventStoreContract
+    from akgentic.testing.fake_sandbox import FakeSandboxBackend
     from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
@@ -49,6 +53,7 @@ __all__ = [
     "AgentClassContract",
     "EventStoreContract",
     "FakeDistributions",
+    "FakeSandboxBackend",
     "MessageTypeContract",
     "SandboxBackendContract",
     "ScriptedLLMServer",
@@ -65,6 +70,7 @@ _LAZY = {
     "AgentClassContract": "akgentic.testing.agent_class_contract",
     "MessageTypeContract": "akgentic.testing.message_type_contract",
     "SandboxBackendContract": "akgentic.testing.sandbox_contract",
+    "FakeSandboxBackend": "akgentic.testing.fake_sandbox",
 }
 
 
