@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -101,6 +102,7 @@ class BwrapBackend:
         self._limits: ResourceLimits | None = None
         self._base: list[str] = []
         self._cgroup: PidsCgroup | None = None
+        self._cgroup_cleanup: weakref.finalize[..., BwrapBackend] | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._killed = False
         self._prepare_s = 0.0
@@ -137,6 +139,8 @@ class BwrapBackend:
                 try:
                     # bubblewrap's own two processes live in the cgroup too
                     self._cgroup = PidsCgroup(root, limits.max_processes + 2)
+                    # removed even when close() is never called (at collection or exit)
+                    self._cgroup_cleanup = weakref.finalize(self, self._cgroup.remove)
                 except OSError:
                     self._cgroup = None  # not permitted here: the rlimit is the only bound
             self._tree, self._limits = tree, limits
@@ -147,9 +151,9 @@ class BwrapBackend:
         """Kill any run, then remove the cgroup."""
         self.kill()
         with self._run_lock, self._lock:
-            if self._cgroup is not None:
-                self._cgroup.remove()
-            self._tree = self._cgroup = None
+            if self._cgroup_cleanup is not None:
+                self._cgroup_cleanup()
+            self._tree = self._cgroup = self._cgroup_cleanup = None
             self._limits = None
 
     def kill(self) -> None:
