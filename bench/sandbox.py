@@ -23,7 +23,9 @@ private engine is started for the run (``--no-docker`` skips it). Run:
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -44,7 +46,7 @@ LIMITS = ResourceLimits()
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
     return {"p50": round(statistics.median(ordered), 2), "p90": round(p90, 2)}
 
 
@@ -127,6 +129,19 @@ def plain(runs: int) -> dict[str, Any]:
     return {"true_ms": _percentiles(samples)}
 
 
+def _start_private_engine(stack: ExitStack) -> None:
+    """Start akgentic-docker's private test engine and point the backend at it."""
+    # Imported by name: the plugin is an optional, separately installed distribution.
+    testing: Any = importlib.import_module("akgentic_docker.testing")
+    try:
+        engine = stack.enter_context(testing.LocalEngine())
+    except testing.EngineUnavailable as exc:
+        print(f"docker skipped: {exc}", file=sys.stderr)
+        return
+    os.environ["DOCKER_HOST"] = engine.host
+    os.environ.setdefault("AKGENTIC_SANDBOX_IMAGE", testing.BUSYBOX_IMAGE)
+
+
 def main() -> None:
     """Measure every usable backend and print the JSON object."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -138,20 +153,8 @@ def main() -> None:
     with ExitStack() as stack:
         statuses = backend_statuses(specs)
         if not args.no_docker and "docker" in specs and not statuses[1].usable:
-            try:
-                from akgentic_docker.testing import BUSYBOX_IMAGE, EngineUnavailable, LocalEngine
-            except ImportError:
-                pass  # akgentic-docker is not installed: there is no Docker backend either
-            else:
-                try:
-                    engine = stack.enter_context(LocalEngine())
-                    import os
-
-                    os.environ["DOCKER_HOST"] = engine.host
-                    os.environ.setdefault("AKGENTIC_SANDBOX_IMAGE", BUSYBOX_IMAGE)
-                except EngineUnavailable as exc:
-                    print(f"docker skipped: {exc}", file=sys.stderr)
-                statuses = backend_statuses(specs)
+            _start_private_engine(stack)
+            statuses = backend_statuses(specs)
         for status in statuses:
             if status.name == "docker" and args.no_docker:
                 continue
