@@ -43,6 +43,8 @@ __all__ = ["SandboxBackendContract"]
 
 _MIB = 1024**2
 _SIBLING_CANARY = f"journal-{uuid.uuid4().hex}"
+# Wall-clock room for setup on a busy host; the command itself is held to budget + 2 s.
+_SLACK_S = 15.0
 
 
 def _wait_until_gone(token: str, within_s: float) -> list[int]:
@@ -224,7 +226,7 @@ class SandboxBackendContract:
     def test_a_timeout_gives_124_with_partial_output(self, backend: SandboxBackend) -> None:
         begin = time.monotonic()
         result = self.sh(backend, "echo before; sleep 30; echo after", timeout_s=1)
-        assert time.monotonic() - begin < 1 + 5
+        assert result.duration_s < 1 + 2 and time.monotonic() - begin < 1 + _SLACK_S
         assert (result.exit_code, result.timed_out) == (TIMEOUT_EXIT_CODE, True)
         assert result.stdout == "before\n"
 
@@ -240,7 +242,7 @@ class SandboxBackendContract:
         )
         begin = time.monotonic()
         result = backend.run(["sh", f"hang-{token}.sh"], cwd="", env={}, timeout_s=1)
-        assert time.monotonic() - begin < 1 + 2 + 3  # budget + 2 s, plus slack for a busy host
+        assert result.duration_s < 1 + 2 and time.monotonic() - begin < 1 + _SLACK_S
         assert result.timed_out and result.exit_code == TIMEOUT_EXIT_CODE
         assert _wait_until_gone(token, 3) == []
 

@@ -8,12 +8,11 @@ import os
 import resource
 import shutil
 import signal
-import subprocess
 import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from akgentic.sandbox import (
@@ -28,6 +27,7 @@ from akgentic.sandbox import (
 from akgentic.sandbox.capture import pump_pipes
 from akgentic_bwrap.cgroup import PidsCgroup, find_pids_root
 from akgentic_bwrap.command import build_etc, bwrap_args, find_bwrap
+from akgentic_bwrap.spawner import Spawner
 
 __all__ = ["BwrapBackend"]
 
@@ -58,24 +58,6 @@ def _rlimits(limits: ResourceLimits) -> list[tuple[int, int]]:
     ]
 
 
-def _preexec(rlimits: list[tuple[int, int]], procs_file: str | None) -> Callable[[], None]:
-    """The child-side setup, run between fork and exec: join the cgroup, set rlimits."""
-    setrlimit = resource.setrlimit
-    encoded = b"0"
-
-    def setup() -> None:
-        if procs_file is not None:
-            fd = os.open(procs_file, os.O_WRONLY)
-            try:
-                os.write(fd, encoded)
-            finally:
-                os.close(fd)
-        for which, value in rlimits:
-            setrlimit(which, (value, value))
-
-    return setup
-
-
 class BwrapBackend:
     """Runs each command in a fresh bubblewrap sandbox.
 
@@ -103,7 +85,8 @@ class BwrapBackend:
         self._base: list[str] = []
         self._cgroup: PidsCgroup | None = None
         self._cgroup_cleanup: weakref.finalize[..., BwrapBackend] | None = None
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._spawner: Spawner | None = None
+        self._pid: int | None = None
         self._killed = False
         self._prepare_s = 0.0
         self._prepare_unreported = False
@@ -137,20 +120,24 @@ class BwrapBackend:
             root = find_pids_root()
             if root is not None:
                 try:
-                    # bubblewrap's own two processes live in the cgroup too
-                    self._cgroup = PidsCgroup(root, limits.max_processes + 2)
+                    # the spawner and bubblewrap's own two processes live there too
+                    self._cgroup = PidsCgroup(root, limits.max_processes + 3)
                     # removed even when close() is never called (at collection or exit)
                     self._cgroup_cleanup = weakref.finalize(self, self._cgroup.remove)
                 except OSError:
                     self._cgroup = None  # not permitted here: the rlimit is the only bound
+            self._spawner = Spawner(self._procs_file)
             self._tree, self._limits = tree, limits
             self._prepare_s = time.monotonic() - begin
             self._prepare_unreported = True
 
     def close(self) -> None:
-        """Kill any run, then remove the cgroup."""
+        """Kill any run, then stop the spawner and remove the cgroup."""
         self.kill()
         with self._run_lock, self._lock:
+            if self._spawner is not None:
+                self._spawner.close()
+                self._spawner = None
             if self._cgroup_cleanup is not None:
                 self._cgroup_cleanup()
             self._tree = self._cgroup = self._cgroup_cleanup = None
@@ -159,17 +146,19 @@ class BwrapBackend:
     def kill(self) -> None:
         """SIGKILL the current run's process group; its pid namespace dies with it."""
         with self._lock:
-            proc = self._proc
-            if proc is None:
+            if self._pid is None:
                 return
             self._killed = True
-            self._signal_group(proc)
+            self._signal_group(self._pid)
 
     @staticmethod
-    def _signal_group(proc: subprocess.Popen[bytes]) -> None:
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
+    def _signal_group(pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+    @property
+    def _procs_file(self) -> str | None:
+        return self._cgroup.procs_file if self._cgroup is not None else None
 
     # -- running ----------------------------------------------------------
     def run(
@@ -200,30 +189,25 @@ class BwrapBackend:
         err = StreamCapture(limits.output_bytes)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        procs_file = self._cgroup.procs_file if self._cgroup is not None else None
+        if self._spawner is None or not self._spawner.alive:
+            if self._spawner is not None:
+                self._spawner.close()
+            self._spawner = Spawner(self._procs_file)  # it died: a new one, same cgroup
+        spawner = self._spawner
         started_at = time.time()
         begin = time.monotonic()
         try:
-            proc = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=err_w,
-                env=environment,
-                close_fds=True,
-                start_new_session=True,
-                preexec_fn=_preexec(_rlimits(limits), procs_file),
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
+            pid = spawner.spawn(args, environment, _rlimits(limits), out_w, err_w)
+        except SandboxError:
             os.close(out_r)
             os.close(err_r)
-            raise SandboxError(f"could not start bwrap: {exc}") from exc
+            raise
         finally:
             os.close(out_w)
             os.close(err_w)
         pipes = {out_r: out, err_r: err}
         with self._lock:
-            self._proc = proc
+            self._pid = pid
             self._killed = False
         deadline = begin + max(timeout_s, 0.0)
         timed_out = False
@@ -231,27 +215,25 @@ class BwrapBackend:
             # Output ends when every process holding the pipes is gone; a command that
             # closed them early is still bounded by the wait below.
             finished = pump_pipes(pipes, deadline)
+            returncode = None
             if finished:
-                try:
-                    proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
-                except subprocess.TimeoutExpired:
-                    finished = False
-            if not finished:
+                returncode = spawner.wait(max(deadline - time.monotonic(), 0.0))
+            if returncode is None:
                 timed_out = True
                 with self._lock:
-                    self._signal_group(proc)
+                    self._signal_group(pid)
                 pump_pipes(pipes, time.monotonic() + _DRAIN_WAIT_S)
-                proc.wait()
+                returncode = spawner.wait(_DRAIN_WAIT_S)
+                if returncode is None:
+                    raise SandboxError("bubblewrap did not end after SIGKILL")
         finally:
             with self._lock:
-                self._proc = None
+                self._pid = None
                 killed = self._killed
             for fd in pipes:  # only left when draining after a kill timed out
                 os.close(fd)
         duration = time.monotonic() - begin
-        return _result(
-            proc.returncode, out, err, timed_out, killed, started_at, duration, prepare_s
-        )
+        return _result(returncode, out, err, timed_out, killed, started_at, duration, prepare_s)
 
 
 def _result(

@@ -235,8 +235,6 @@ class DockerBackend:
         api = self._client.api
         out = StreamCapture(limits.output_bytes)
         err = StreamCapture(limits.output_bytes)
-        started_at = time.time()
-        begin = time.monotonic()
         try:
             container = api.create_container(
                 self.image,
@@ -254,7 +252,10 @@ class DockerBackend:
             raise SandboxError(f"could not create the container: {exc}") from exc
         timed_out = False
         try:
-            sock = api.attach_socket(container, params={"stdout": 1, "stderr": 1, "stream": 1})
+            try:
+                sock = api.attach_socket(container, params={"stdout": 1, "stderr": 1, "stream": 1})
+            except docker.errors.DockerException as exc:
+                raise SandboxError(f"could not attach to the container: {exc}") from exc
             reader = threading.Thread(
                 target=_pump, args=(sock, out, err), name="docker-output", daemon=True
             )
@@ -262,6 +263,9 @@ class DockerBackend:
             with self._lock:
                 self._current = container
                 self._killed = False
+            # The run's clock starts with the container: creating it is setup.
+            started_at = time.time()
+            begin = time.monotonic()
             try:
                 api.start(container)
             except docker.errors.DockerException as exc:
