@@ -83,7 +83,7 @@ class ProbeContext:
         """Run a POSIX shell script (written into the tree so its name marks its processes)."""
         path = self.tree / f"probe-{self.token}.sh"
         path.write_text(script, "utf-8")
-        return self.run(["sh", f"/workspace/{path.name}"], timeout_s)
+        return self.run(["sh", path.name], timeout_s)  # cwd is the tree root
 
 
 @dataclass(frozen=True)
@@ -228,10 +228,19 @@ def _network(ctx: ProbeContext) -> ProbeOutcome:
             "  else\n"
             '    nc -w 2 127.0.0.1 "$port" </dev/null >/dev/null 2>&1 && echo CONNECTED "$port"\n'
             "  fi\n"
-            "done\ncat /proc/net/dev\nexit 0\n",
+            "done\n"
+            "if command -v python3 >/dev/null 2>&1; then\n"
+            "  python3 -c \"import socket; socket.getaddrinfo('example.com', 80);"
+            " print('RESOLVED')\" 2>/dev/null\n"
+            "else\n"
+            "  nslookup example.com >/dev/null 2>&1 && echo RESOLVED\n"
+            "fi\n"
+            "cat /proc/net/dev\nexit 0\n",
             timeout_s=15,
         )
-    problems = [line for line in result.stdout.splitlines() if line.startswith("CONNECTED")]
+    problems = [
+        line for line in result.stdout.splitlines() if line.startswith(("CONNECTED", "RESOLVED"))
+    ]
     if accepted:
         problems.append(f"the host listener on 127.0.0.1:{port} accepted a connection")
     interfaces = [
@@ -242,7 +251,7 @@ def _network(ctx: ProbeContext) -> ProbeOutcome:
         problems.append(f"network interfaces besides lo: {interfaces}")
     if not interfaces and "Inter-" not in result.stdout:
         problems.append("could not list the interfaces (/proc/net/dev unreadable)")
-    return _outcome("network", problems, result, "no route to host services; only lo")
+    return _outcome("network", problems, result, "no host services, no DNS; only lo")
 
 
 def _remount(ctx: ProbeContext) -> ProbeOutcome:
@@ -360,7 +369,7 @@ def _ignore_sigterm(ctx: ProbeContext) -> ProbeOutcome:
 PROBES: tuple[Probe, ...] = (
     Probe("write-outside", "write to /etc, /usr, the host home, beside the tree", _write_outside),
     Probe("read-secrets", "read /etc/shadow, host files, the host home, host env", _read_secrets),
-    Probe("network", "connect to 127.0.0.1:5432 and to a host listener", _network),
+    Probe("network", "connect to 127.0.0.1:5432 and a host listener; DNS", _network),
     Probe("remount", "remount a read-only path writable; hold capabilities", _remount),
     Probe("fork-bomb", "fork without bound", _fork_bomb),
     Probe("fill-disk", "write files until the disk is full", _fill_disk),
