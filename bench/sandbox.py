@@ -151,13 +151,14 @@ def main() -> None:
     specs = get_host().registry.sandbox_backends()
     report: dict[str, Any] = {"backends": {}, "plain": plain(args.runs)}
     with ExitStack() as stack:
-        statuses = backend_statuses(specs)
-        if not args.no_docker and "docker" in specs and not statuses[1].usable:
-            _start_private_engine(stack)
-            statuses = backend_statuses(specs)
-        for status in statuses:
-            if status.name == "docker" and args.no_docker:
-                continue
+        for status in backend_statuses(specs):
+            if status.name == "docker":
+                if args.no_docker:
+                    continue
+                # after bwrap, so a private engine starting up does not slow its figures
+                if not status.usable:
+                    _start_private_engine(stack)
+                    [status] = [s for s in backend_statuses(specs) if s.name == "docker"]
             if not status.usable:
                 print(f"{status.name} skipped: {status.reason}", file=sys.stderr)
                 continue
