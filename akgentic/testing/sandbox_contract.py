@@ -207,7 +207,7 @@ class SandboxBackendContract:
     def test_host_processes_are_invisible(self, backend: SandboxBackend) -> None:
         result = self.sh(backend, "ls /proc")
         pids = [int(p) for p in result.stdout.split() if p.isdigit()]
-        assert os.getpid() not in pids or len(pids) < 20
+        assert 0 < len(pids) < 20  # its own pid namespace: a handful, not the host's
 
     def test_a_memory_hog_fails_harmlessly(self, backend: SandboxBackend) -> None:
         result = self.sh(

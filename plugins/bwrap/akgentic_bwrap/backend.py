@@ -87,6 +87,7 @@ class BwrapBackend:
         self._cgroup_cleanup: weakref.finalize[..., BwrapBackend] | None = None
         self._spawner: Spawner | None = None
         self._pid: int | None = None
+        self._running = False  # a run is between its start and its result
         self._killed = False
         self._prepare_s = 0.0
         self._prepare_unreported = False
@@ -146,10 +147,11 @@ class BwrapBackend:
     def kill(self) -> None:
         """SIGKILL the current run's process group; its pid namespace dies with it."""
         with self._lock:
-            if self._pid is None:
+            if not self._running:
                 return
             self._killed = True
-            self._signal_group(self._pid)
+            if self._pid is not None:  # else the run kills itself as soon as it spawned
+                self._signal_group(self._pid)
 
     @staticmethod
     def _signal_group(pid: int) -> None:
@@ -194,6 +196,8 @@ class BwrapBackend:
                 self._spawner.close()
             self._spawner = Spawner(self._procs_file)  # it died: a new one, same cgroup
         spawner = self._spawner
+        with self._lock:
+            self._running, self._killed = True, False
         started_at = time.time()
         begin = time.monotonic()
         try:
@@ -201,6 +205,8 @@ class BwrapBackend:
         except SandboxError:
             os.close(out_r)
             os.close(err_r)
+            with self._lock:
+                self._running = False
             raise
         finally:
             os.close(out_w)
@@ -208,7 +214,8 @@ class BwrapBackend:
         pipes = {out_r: out, err_r: err}
         with self._lock:
             self._pid = pid
-            self._killed = False
+            if self._killed:  # kill() came while the command was being started
+                self._signal_group(pid)
         deadline = begin + max(timeout_s, 0.0)
         timed_out = False
         try:
@@ -229,6 +236,7 @@ class BwrapBackend:
         finally:
             with self._lock:
                 self._pid = None
+                self._running = False
                 killed = self._killed
             for fd in pipes:  # only left when draining after a kill timed out
                 os.close(fd)

@@ -78,6 +78,7 @@ class DockerBackend:
         self._prepare_s = 0.0
         self._prepare_unreported = False
         self._current: str | None = None
+        self._running = False  # a run is between its start and its result
         self._killed = False
 
     # -- lifecycle --------------------------------------------------------
@@ -152,11 +153,12 @@ class DockerBackend:
     def kill(self) -> None:
         """Kill the current run's container (every process in it)."""
         with self._lock:
-            current = self._current
-            if current is None:
+            if not self._running:
                 return
             self._killed = True
-        self._kill_container(current)
+            current = self._current
+        if current is not None:  # else the run stops before starting its container
+            self._kill_container(current)
 
     def _kill_container(self, container: str) -> None:
         import docker
@@ -235,6 +237,8 @@ class DockerBackend:
         api = self._client.api
         out = StreamCapture(limits.output_bytes)
         err = StreamCapture(limits.output_bytes)
+        with self._lock:
+            self._running, self._killed = True, False
         try:
             container = api.create_container(
                 self.image,
@@ -249,6 +253,8 @@ class DockerBackend:
                 tty=False,
             )["Id"]
         except docker.errors.DockerException as exc:
+            with self._lock:
+                self._running = False
             raise SandboxError(f"could not create the container: {exc}") from exc
         timed_out = False
         try:
@@ -262,26 +268,34 @@ class DockerBackend:
             reader.start()
             with self._lock:
                 self._current = container
-                self._killed = False
+                killed_early = self._killed  # kill() came while it was being created
             # The run's clock starts with the container: creating it is setup.
             started_at = time.time()
             begin = time.monotonic()
-            try:
-                api.start(container)
-            except docker.errors.DockerException as exc:
-                raise SandboxError(f"could not start the container: {exc}") from exc
-            try:
-                status = api.wait(container, timeout=max(timeout_s, 0.001))
-            except (requests.exceptions.RequestException, docker.errors.DockerException):
-                timed_out = True
-                self._kill_container(container)
-                status = api.wait(container, timeout=_REMOVE_TIMEOUT_S)
-            reader.join(_DRAIN_WAIT_S)
+            if killed_early:
+                code = 128 + 9  # never started: reported like a command killed by SIGKILL
+            else:
+                try:
+                    api.start(container)
+                except docker.errors.DockerException as exc:
+                    raise SandboxError(f"could not start the container: {exc}") from exc
+                with self._lock:
+                    killed_while_starting = self._killed
+                if killed_while_starting:  # its kill found nothing running yet
+                    self._kill_container(container)
+                try:
+                    status = api.wait(container, timeout=max(timeout_s, 0.001))
+                except (requests.exceptions.RequestException, docker.errors.DockerException):
+                    timed_out = True
+                    self._kill_container(container)
+                    status = api.wait(container, timeout=_REMOVE_TIMEOUT_S)
+                reader.join(_DRAIN_WAIT_S)
+                code = int(status.get("StatusCode", -1))
             sock.close()
-            code = int(status.get("StatusCode", -1))
         finally:
             with self._lock:
                 self._current = None
+                self._running = False
                 killed = self._killed
             # On failure the container stays labelled, so `docker ps -f label=...` finds it.
             with contextlib.suppress(docker.errors.DockerException):
