@@ -187,3 +187,64 @@ def test_process_limits_bind_on_this_host(prepared: tuple[BwrapBackend, Path]) -
     assert backend.bounds_processes
     code, output = sh(backend, "for i in $(seq 1 64); do sleep 5 & done; wait")
     assert code != 0 and "fork" in output.lower()
+
+
+def test_a_dead_spawner_is_replaced_on_the_next_run(prepared: tuple[BwrapBackend, Path]) -> None:
+    backend, _tree = prepared
+    assert backend.run(["true"], cwd="", env={}, timeout_s=10).exit_code == 0
+    spawner = backend._spawner
+    assert spawner is not None
+    spawner.process.kill()
+    spawner.process.wait(10)
+    assert backend.run(["echo", "again"], cwd="", env={}, timeout_s=10).stdout == "again\n"
+
+
+_ORPHAN_SCRIPT = """
+import os, tempfile
+from pathlib import Path
+from akgentic_bwrap import BwrapBackend
+from akgentic.sandbox import ResourceLimits
+tree = Path(tempfile.mkdtemp())
+backend = BwrapBackend()
+backend.prepare(tree, limits=ResourceLimits(max_processes=32), timeout_s=10)
+script = f"hang-{os.environ['HANG_TOKEN']}.sh"
+(tree / script).write_text(
+    'if [ "$1" = child ]; then while :; do sleep 1; done; fi\\n'
+    'sh "$0" child & setsid sh "$0" child & touch started; sh "$0" child\\n'
+)
+print(tree, flush=True)
+backend.run(["sh", script], cwd="", env={}, timeout_s=300)
+"""
+
+
+def test_when_akgentic_dies_mid_run_no_process_of_the_run_survives(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    from akgentic.sandbox.probes import marked_processes
+
+    token = uuid.uuid4().hex  # in the script's name, so in every sandboxed command line
+    child = subprocess.Popen(
+        [sys.executable, "-c", _ORPHAN_SCRIPT],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HANG_TOKEN": token},
+    )
+    assert child.stdout is not None
+    tree = Path(child.stdout.readline().strip())
+    deadline = time.monotonic() + 30
+
+    def running() -> bool:  # the script and its three children, past the touch
+        return (tree / "started").exists() and len(marked_processes(token)) >= 4
+
+    while not running() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert running()
+    child.kill()  # SIGKILL: no cleanup code of akgentic runs
+    child.wait(10)
+    deadline = time.monotonic() + 10
+    while marked_processes(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marked_processes(token) == []
