@@ -25,7 +25,7 @@ def test_using_the_sandbox_contract_loads_no_backend_plugin() -> None:
     assert "stevedore" not in modules and "akgentic.plugins.host" not in modules
 
 
-def test_listing_backends_imports_the_docker_sdk_only_to_check_the_engine() -> None:
+def test_listing_backends_does_not_import_the_docker_sdk() -> None:
     modules = _modules_after(
         "from akgentic.plugins import get_host\nget_host().registry.sandbox_backends()"
     )
