@@ -25,7 +25,7 @@ from akgentic.sandbox import (
     sandbox_cwd,
 )
 from akgentic.sandbox.capture import pump_pipes
-from akgentic_bwrap.cgroup import PidsCgroup, find_pids_root
+from akgentic_bwrap.cgroup import PidsCgroup, find_pids_root, sweep_stale
 from akgentic_bwrap.command import build_etc, bwrap_args, find_bwrap
 from akgentic_bwrap.spawner import Spawner
 
@@ -120,6 +120,7 @@ class BwrapBackend:
             self._base = bwrap_args(bwrap, tree, _shared_etc(limits.network), limits, self._environ)
             root = find_pids_root()
             if root is not None:
+                sweep_stale(root)
                 try:
                     # the spawner and bubblewrap's own two processes live there too
                     self._cgroup = PidsCgroup(root, limits.max_processes + 3)

@@ -15,7 +15,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["PidsCgroup", "find_pids_root"]
+__all__ = ["PidsCgroup", "find_pids_root", "sweep_stale"]
 
 _V1 = Path("/sys/fs/cgroup/pids")
 _V2 = Path("/sys/fs/cgroup")
@@ -63,3 +63,17 @@ class PidsCgroup:
                 if time.monotonic() >= deadline:
                     return  # still busy: left for the kernel; harmless and reported nowhere
                 time.sleep(0.01)
+
+
+def sweep_stale(root: Path) -> None:
+    """Remove empty cgroups left by akgentic processes that died without closing.
+
+    A process killed outright cannot remove its cgroup; the next one does, once the
+    owner (the pid in the name) is gone and the cgroup holds no process.
+    """
+    for entry in root.glob("akgentic-sandbox-*-*"):
+        owner = entry.name.split("-")[2]
+        if not owner.isdigit() or Path(f"/proc/{owner}").exists():
+            continue
+        with contextlib.suppress(OSError):  # busy or already gone: left for later
+            entry.rmdir()

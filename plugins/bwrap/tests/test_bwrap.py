@@ -248,3 +248,22 @@ def test_when_akgentic_dies_mid_run_no_process_of_the_run_survives(tmp_path: Pat
     while marked_processes(token) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert marked_processes(token) == []
+
+
+def test_empty_cgroups_of_dead_processes_are_swept_at_prepare(tmp_path: Path) -> None:
+    from akgentic_bwrap.cgroup import find_pids_root
+
+    root = find_pids_root()
+    if root is None:
+        pytest.skip("no writable pids cgroup hierarchy on this host")
+    dead = 2**22 + 7  # above any pid_max default: no such process
+    stale = root / f"akgentic-sandbox-{dead}-0"
+    stale.mkdir()
+    backend = BwrapBackend()
+    try:
+        backend.prepare(tmp_path, limits=LIMITS, timeout_s=5)
+        assert not stale.exists()
+    finally:
+        backend.close()
+        if stale.exists():
+            stale.rmdir()
