@@ -33,6 +33,11 @@ kit in its own test suite:
 - ``VectorBackendContract``: every vector backend (give ``make_backend``: backends
   of several teams over one fresh storage);
 - ``EmbedderContract``: every embedder (give its registered name and a model).
+- ``SandboxBackendContract``: every sandbox backend (give a new backend and the reason
+  it cannot run here, if any); it runs the hostile escape probes too.
+
+``FakeSandboxBackend`` runs commands as plain host subprocesses, with no isolation,
+for tests of code that uses a sandbox; a test registers it explicitly.
 """
 
 from __future__ import annotations
@@ -46,9 +51,11 @@ if TYPE_CHECKING:
     from akgentic.testing.embedder_contract import EmbedderContract
     from akgentic.testing.embeddings_server import EmbeddingsServer
     from akgentic.testing.event_store_contract import EventStoreContract
+    from akgentic.testing.fake_sandbox import FakeSandboxBackend
     from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
+    from akgentic.testing.sandbox_contract import SandboxBackendContract
     from akgentic.testing.tool_card_contract import ToolCardContract
     from akgentic.testing.vector_contract import VectorBackendContract
     from akgentic.testing.waiting import poll_until, wait_until
@@ -59,7 +66,9 @@ __all__ = [
     "EmbeddingsServer",
     "EventStoreContract",
     "FakeDistributions",
+    "FakeSandboxBackend",
     "MessageTypeContract",
+    "SandboxBackendContract",
     "ScriptedLLMServer",
     "ToolCardContract",
     "VectorBackendContract",
@@ -81,6 +90,8 @@ _LAZY = {
     "EmbeddingsServer": "akgentic.testing.embeddings_server",
     "poll_until": "akgentic.testing.waiting",
     "wait_until": "akgentic.testing.waiting",
+    "SandboxBackendContract": "akgentic.testing.sandbox_contract",
+    "FakeSandboxBackend": "akgentic.testing.fake_sandbox",
 }
 
 
