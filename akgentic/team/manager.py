@@ -99,6 +99,7 @@ def _with_registry(
 
     return run
 
+
 #: Seconds a team is given to stop before its orchestrator forces the end.
 STOP_GRACE = 30.0
 #: Seconds ``stop_team`` waits for another process to give up a team it asked to stop.
