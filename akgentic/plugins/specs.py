@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from akgentic.core.agent import Akgent
     from pydantic import BaseModel
+
+    from akgentic.core.agent import Akgent
     from akgentic.team.store import EventStore
     from akgentic.tool.core.card import ToolCard
 
