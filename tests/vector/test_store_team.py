@@ -18,6 +18,7 @@ from akgentic.core.proxy import ProxyWrapper
 from akgentic.plugins import PluginHost, PluginInfo
 from akgentic.team import SqliteEventStore, TeamCard, TeamManager, TeamRuntime
 from akgentic.team.stores.codec import encode_event
+from akgentic.testing import wait_until
 from akgentic.vector import VectorEntry, VectorStoreChange, get_backend_spec
 
 DIM = 32
@@ -62,7 +63,10 @@ def inmemory(**fields: Any) -> dict[str, Any]:
 def store_of(runtime: TeamRuntime) -> Any:
     found = [m for m in runtime.members if m.name == "#VectorStore"]
     assert len(found) == 1, [m.name for m in runtime.members]
-    return ProxyWrapper(found[0], timeout=60)
+    store = ProxyWrapper(found[0], timeout=60)
+    # Members create their collection in on_start, which runs after create_team returns.
+    wait_until(lambda: "planning" in store.list_collections(), timeout=30)
+    return store
 
 
 def rows(n: int, start: int = 0, seed: int = 7) -> list[VectorEntry]:
