@@ -30,6 +30,7 @@ def build_app() -> typer.Typer:
     app.command("demo")(demo_command)
     app.command("run")(run_command)
 
+    from akgentic.cli.sandbox_cmd import sandbox_app
     from akgentic.cli.store_cmd import store_app
     from akgentic.cli.team_cmd import team_app
     from akgentic.tool.cli import cards_app
@@ -37,6 +38,7 @@ def build_app() -> typer.Typer:
     app.add_typer(team_app(), name="team")
     app.add_typer(store_app(), name="store")
     app.add_typer(cards_app(), name="cards")
+    app.add_typer(sandbox_app(), name="sandbox")
     get_host().registry.extend_cli(app)
     return app
 

@@ -158,15 +158,20 @@ class VectorBackendSpec(Spec):
 
 @dataclass(frozen=True, kw_only=True)
 class SandboxBackendSpec(Spec):
-    """A sandbox (command execution) backend.
+    """A sandbox (command execution) backend (contract: :mod:`akgentic.sandbox`).
 
-    ``available()``, when given, says whether the backend can run on this
-    machine (a missing ``bwrap`` binary, no Docker engine); it must be cheap and
-    never raise.
+    ``factory()`` builds an unprepared backend. ``available()``, when given,
+    says whether the backend can run on this machine and must never raise:
+    ``None`` (or ``True``) means usable, a string is the reason it is not (a
+    missing ``bwrap`` binary, no Docker engine). ``install_hint`` tells a user
+    what to install when it is missing; ``isolation`` says in a few words what
+    it isolates (shown by ``akgentic sandbox check``).
     """
 
     factory: Callable[..., Any]
-    available: Callable[[], bool] | None = None
+    available: Callable[[], str | bool | None] | None = None
+    install_hint: str = ""
+    isolation: str = ""
     kind = "sandbox backend"
 
     def check(self) -> None:

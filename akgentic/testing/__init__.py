@@ -25,7 +25,12 @@ kit in its own test suite:
   a config to start it with, a sample of each message it handles, and the name and
   plugin that register it);
 - ``MessageTypeContract``: every message type that can reach an event log (give a
-  sample message, and the name and plugin that register it).
+  sample message, and the name and plugin that register it);
+- ``SandboxBackendContract``: every sandbox backend (give a new backend and the reason
+  it cannot run here, if any); it runs the hostile escape probes too.
+
+``FakeSandboxBackend`` runs commands as plain host subprocesses, with no isolation,
+for tests of code that uses a sandbox; a test registers it explicitly.
 """
 
 from __future__ import annotations
@@ -37,16 +42,20 @@ from akgentic._lazy import lazy_exports
 if TYPE_CHECKING:
     from akgentic.testing.agent_class_contract import AgentClassContract
     from akgentic.testing.event_store_contract import EventStoreContract
+    from akgentic.testing.fake_sandbox import FakeSandboxBackend
     from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
+    from akgentic.testing.sandbox_contract import SandboxBackendContract
     from akgentic.testing.tool_card_contract import ToolCardContract
 
 __all__ = [
     "AgentClassContract",
     "EventStoreContract",
     "FakeDistributions",
+    "FakeSandboxBackend",
     "MessageTypeContract",
+    "SandboxBackendContract",
     "ScriptedLLMServer",
     "ToolCardContract",
     "inline_plugin",
@@ -60,6 +69,8 @@ _LAZY = {
     "ToolCardContract": "akgentic.testing.tool_card_contract",
     "AgentClassContract": "akgentic.testing.agent_class_contract",
     "MessageTypeContract": "akgentic.testing.message_type_contract",
+    "SandboxBackendContract": "akgentic.testing.sandbox_contract",
+    "FakeSandboxBackend": "akgentic.testing.fake_sandbox",
 }
 
 
