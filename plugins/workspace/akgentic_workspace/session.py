@@ -21,7 +21,7 @@ from akgentic_workspace.journal import HUMAN, OUT_OF_BAND, Author, Journal
 from akgentic_workspace.locks import MetaDir
 from akgentic_workspace.params import EditItem
 from akgentic_workspace.patches import FilePatch, PatchError, apply_hunks, parse_patch
-from akgentic_workspace.paths import TreePaths, WorkspaceLocation
+from akgentic_workspace.paths import TreePaths, WorkspaceLocation, normalise_argument
 from akgentic_workspace.reading import render_window, split_lines
 
 __all__ = ["DIFF_LINE_CAP", "Observation", "WorkspaceSession", "sha256"]
@@ -316,12 +316,9 @@ class WorkspaceSession:
 
     def key_no_final_link(self, path: str) -> str:
         """The key of ``path`` with its parents resolved but its last component kept."""
-        key = self.key(path)
-        from akgentic_workspace.paths import normalise_argument
-
         normal = normalise_argument(path)
         if not normal:
-            return key
+            return ""
         parent, _, name = normal.rpartition("/")
         parent_key = self.paths.key_of_normal(parent) if parent else ""
         return f"{parent_key}/{name}" if parent_key else name
