@@ -27,7 +27,12 @@ def test_paths_leaving_the_tree_are_refused_as_escapes(
     make_agent: Make, tree: Path, path: str
 ) -> None:
     a = make_agent()
-    for call in (lambda: a.read(path), lambda: a.write(path, "x"), lambda: a.delete(path)):
+    calls: list[Callable[[], object]] = [
+        lambda: a.read(path),
+        lambda: a.write(path, "x"),
+        lambda: a.delete(path),
+    ]
+    for call in calls:
         with pytest.raises(RetriableError, match="Path escapes workspace root"):
             call()
     assert not (tree.parent / "x").exists()
@@ -42,7 +47,12 @@ def test_a_nul_byte_is_a_retriable_error_never_a_raw_exception(
     make_agent: Make, tree: Path
 ) -> None:
     a = make_agent()
-    for call in (lambda: a.read("a\x00b"), lambda: a.write("a\x00b", "x"), lambda: a.list("a\x00")):
+    calls: list[Callable[[], object]] = [
+        lambda: a.read("a\x00b"),
+        lambda: a.write("a\x00b", "x"),
+        lambda: a.list("a\x00"),
+    ]
+    for call in calls:
         with pytest.raises(RetriableError, match="NUL byte"):
             call()
 
@@ -54,13 +64,14 @@ def test_links_out_of_the_tree_are_refused_or_skipped_everywhere(
     os.symlink("/etc", tree / "d")
     (tree / "ok.txt").write_text("root:inside\n")
     a = make_agent()
-    for call in (
+    calls: list[Callable[[], object]] = [
         lambda: a.read("pw"),
         lambda: a.write("pw", "x"),
         lambda: a.read("d/passwd"),
         lambda: a.write("d/evil", "x"),
         lambda: a.list("d"),
-    ):
+    ]
+    for call in calls:
         with pytest.raises(RetriableError, match="escapes workspace root"):
             call()
     assert a.delete("pw") == "Deleted: pw"  # the link itself goes, never /etc/passwd

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from akgentic_workspace import WorkspaceAttached, WorkspaceTool
+from akgentic_workspace.paths import encode_metadata_value, metadata_leaf
 from pydantic import ValidationError
 
 from akgentic.tool.errors import RetriableError
-from akgentic_workspace import WorkspaceAttached, WorkspaceTool
-from akgentic_workspace.paths import encode_metadata_value, metadata_leaf
 
 Make = Callable[..., Any]
 
@@ -142,5 +142,5 @@ def test_listing_glob_and_grep_render_as_documented(make_agent: Make) -> None:
     assert set(a.grep("hello").splitlines()) == {"b.txt:1: hello", "src/m.py:1: def hello():"}
     assert a.grep("hello", "", "*.py") == "src/m.py:1: def hello():"
     assert a.grep("absent") == "No matches found."
-    with pytest.raises(RetriableError, match="Directory not found: b.txt"):
+    with pytest.raises(RetriableError, match=r"Directory not found: b\.txt"):
         a.list("b.txt")

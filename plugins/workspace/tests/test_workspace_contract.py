@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 import pytest
+from akgentic_workspace import WorkspaceExec, WorkspaceRead, WorkspaceRmdir, WorkspaceTool
 
 from akgentic.plugins import PluginInfo
 from akgentic.testing import ToolCardContract
 from akgentic.tool import ToolCard
-from akgentic_workspace import WorkspaceExec, WorkspaceRead, WorkspaceRmdir, WorkspaceTool
 
 
 class TestWorkspaceToolContract(ToolCardContract):
@@ -22,9 +23,8 @@ class TestWorkspaceToolContract(ToolCardContract):
     def _sandbox_plugin(
         self, _card_plugin: None, register_plugin: Callable[..., PluginInfo]
     ) -> None:
-        import akgentic_bwrap.plugin
-
-        register_plugin(akgentic_bwrap.plugin, "bwrap")
+        # By module name: the card finds backends through the registry, never by import.
+        register_plugin(importlib.import_module("akgentic_bwrap.plugin"), "bwrap")
 
     @pytest.fixture(params=["defaults", "configured"])
     def card(self, request: pytest.FixtureRequest) -> ToolCard:
