@@ -54,9 +54,10 @@ CHILD = textwrap.dedent(
                 tools["workspace_read"]("x.txt")
                 tools["workspace_read"]("y.txt")
                 try:
+                    new = f"start\\n{name}-{i}\\n"
                     result = tools["workspace_multi_edit"]([
-                        {"path": "x.txt", "old_string": "start\\n", "new_string": f"start\\n{name}-{i}\\n"},
-                        {"path": "y.txt", "old_string": "start\\n", "new_string": f"start\\n{name}-{i}\\n"},
+                        {"path": "x.txt", "old_string": "start\\n", "new_string": new},
+                        {"path": "y.txt", "old_string": "start\\n", "new_string": new},
                     ])
                 except RetriableError:
                     continue
@@ -78,7 +79,7 @@ def run_children(tmp_path: Path, workspaces_root: Path, mode: str) -> list[list[
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for name in ("@P1", "@P2")
     ]
     deadline = time.monotonic() + 60
