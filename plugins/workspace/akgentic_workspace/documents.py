@@ -106,15 +106,18 @@ def resized_image(cache_dir: Path, ext: str, data: bytes, max_dimension: int) ->
     cached = cache_dir / "views" / f"{digest}-{max_dimension}{ext}"
     if cached.is_file():
         return cached.read_bytes()
-    with Image.open(io.BytesIO(data)) as image:
-        if max(image.size) <= max_dimension:
-            return data
-        fmt = image.format or "PNG"
-        scale = max_dimension / max(image.size)
-        size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-        resized = image.resize(size, Image.Resampling.LANCZOS)
-        out = io.BytesIO()
-        resized.save(out, format=fmt)
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if max(image.size) <= max_dimension:
+                return data
+            fmt = image.format or "PNG"
+            scale = max_dimension / max(image.size)
+            size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+            resized = image.resize(size, Image.Resampling.LANCZOS)
+            out = io.BytesIO()
+            resized.save(out, format=fmt)
+    except (OSError, ValueError) as error:  # Pillow's decode errors are OSError subclasses
+        raise RetriableError(f"The image cannot be decoded ({error})") from None
     result = out.getvalue()
     _replace_into(cached, result)
     return result

@@ -284,33 +284,93 @@ def render_grep(
         raise RetriableError(f"Directory not found: {base or '.'}")
     out: list[str] = []
     total = 0
-    for key, _, size in candidates:
-        name = key.rsplit("/", 1)[-1]
-        if STAGING_PATTERN.match(name) or size > MAX_FILE_BYTES:
-            continue
-        if includes:
-            rel = _relative(key, base_dir)
-            if not any(r.match(rel) or r.match(name) for r in includes):
+    directories: dict[str, int] = {}
+    try:
+        for key, _, size in candidates:
+            parent, _, name = key.rpartition("/")
+            if STAGING_PATTERN.match(name) or size > MAX_FILE_BYTES:
                 continue
-        try:
-            data = files.read_bytes(key)
-        except (OSError, RetriableError):
-            continue
-        if b"\x00" in data[:8192]:
-            continue
-        text = data.decode("utf-8", "replace")
-        if whole is not None and whole.search(text) is None:
-            continue
-        for number, line in enumerate(split_lines(text), 1):
-            if regex.search(line) is None:
+            if includes:
+                rel = _relative(key, base_dir)
+                if not any(r.match(rel) or r.match(name) for r in includes):
+                    continue
+            data = _read_in(files, directories, parent, name)
+            if data is None or b"\x00" in data[:8192]:
                 continue
-            total += 1
-            if len(out) < max_results:
-                shown = line if len(line) <= max_line else f"{line[:max_line]}… [line clipped]"
-                out.append(f"{key}:{number}: {shown}")
+            text = data.decode("utf-8", "replace")
+            if whole is not None and whole.search(text) is None:
+                continue
+            for number, line in _matching_lines(text, regex, whole):
+                total += 1
+                if len(out) < max_results:
+                    shown = line if len(line) <= max_line else f"{line[:max_line]}… [line clipped]"
+                    out.append(f"{key}:{number}: {shown}")
+    finally:
+        for fd in directories.values():
+            os.close(fd)
     if not out:
         return "No matches found."
     text = "\n".join(out)
     if total > max_results:
         text += f"\n[... truncated: {total} total matches, showing first {max_results} ...]"
     return text
+
+
+def _read_in(files: TreeFiles, directories: dict[str, int], parent: str, name: str) -> bytes | None:
+    """A regular file's bytes, opened without following links from a cached directory."""
+    fd = directories.get(parent)
+    if fd is None:
+        try:
+            fd = files.open_directory(parent.split("/") if parent else [])
+        except (OSError, RetriableError):
+            return None
+        directories[parent] = fd
+    try:
+        handle = os.open(
+            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd
+        )
+    except OSError:
+        return None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+            return None
+        return os.read(handle, info.st_size + 1) if info.st_size < (1 << 20) else _read_all(handle)
+    finally:
+        os.close(handle)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _matching_lines(
+    text: str, regex: re.Pattern[str], whole: re.Pattern[str] | None
+) -> list[tuple[int, str]]:
+    """``(line number, line)`` of every line ``regex`` matches, in order.
+
+    With plain ``\\n`` endings the whole-text matches point at the candidate lines, so
+    only those lines are checked; otherwise every line is.
+    """
+    if whole is None or "\r" in text:
+        return [(n, line) for n, line in enumerate(split_lines(text), 1) if regex.search(line)]
+    found: list[tuple[int, str]] = []
+    number, counted_to, pos = 1, 0, 0
+    while pos < len(text):
+        match = whole.search(text, pos)
+        if match is None:
+            break
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if match.start() == len(text):
+            break
+        number += text.count("\n", counted_to, line_start)
+        counted_to = line_start
+        end = text.find("\n", line_start)
+        line = text[line_start : end if end >= 0 else len(text)]
+        if regex.search(line):
+            found.append((number, line))
+        pos = end + 1 if end >= 0 else len(text)
+    return found
