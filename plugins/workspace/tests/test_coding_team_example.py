@@ -15,6 +15,7 @@ from akgentic.agent import Request, StructuredOutput
 from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "coding-team.yaml"
+SEND = "@Developer Build it."
 MODEL_LINE = "model_cfg: {provider: openai, model: gpt-4.1-mini}"
 
 
@@ -55,7 +56,7 @@ def test_the_coding_team_example_writes_runs_reviews_and_journals(
             PYTHONUNBUFFERED="1",
         )
         done = subprocess.run(
-            [sys.executable, "-m", "akgentic.cli", "run", str(card), "--send", "@Developer Build it."],
+            [sys.executable, "-m", "akgentic.cli", "run", str(card), "--send", SEND],
             capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
