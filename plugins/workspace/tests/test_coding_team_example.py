@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 
 from akgentic.agent import Request, StructuredOutput
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.testing.llm_server import ScriptedLLMServer, ScriptStep, structured, tool_call
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "coding-team.yaml"
 SEND = "@Developer Build it."
 MODEL_LINE = "model_cfg: {provider: openai, model: gpt-4.1-mini}"
 
 
-def say(to: str, kind: str, text: str) -> object:
+def say(to: str, kind: str, text: str) -> ScriptStep:
     return structured(
         StructuredOutput(messages=[Request(recipient=to, message_type=kind, message=text)])
     )
