@@ -1,0 +1,52 @@
+"""The workspace card plugin: the team filesystem behind a write gate.
+
+``WorkspaceTool`` (registered as ``workspace``) gives agents read, list, glob, grep and
+view, and, unless ``read_only``, write, edit, multi_edit, patch, delete, mkdir, rmdir and
+(opt-in) sandboxed exec over one tree. See ``docs/workspace.md``.
+"""
+
+from akgentic_workspace.card import WorkspaceTool
+from akgentic_workspace.params import (
+    DocumentReader,
+    EditItem,
+    ExpandMediaRefs,
+    Resource,
+    ResourceType,
+    WorkspaceAttached,
+    WorkspaceDelete,
+    WorkspaceEdit,
+    WorkspaceExec,
+    WorkspaceGlob,
+    WorkspaceGrep,
+    WorkspaceList,
+    WorkspaceMkdir,
+    WorkspaceMultiEdit,
+    WorkspacePatch,
+    WorkspaceRead,
+    WorkspaceRmdir,
+    WorkspaceView,
+    WorkspaceWrite,
+)
+
+__all__ = [
+    "DocumentReader",
+    "EditItem",
+    "ExpandMediaRefs",
+    "Resource",
+    "ResourceType",
+    "WorkspaceAttached",
+    "WorkspaceDelete",
+    "WorkspaceEdit",
+    "WorkspaceExec",
+    "WorkspaceGlob",
+    "WorkspaceGrep",
+    "WorkspaceList",
+    "WorkspaceMkdir",
+    "WorkspaceMultiEdit",
+    "WorkspacePatch",
+    "WorkspaceRead",
+    "WorkspaceRmdir",
+    "WorkspaceTool",
+    "WorkspaceView",
+    "WorkspaceWrite",
+]

@@ -1,0 +1,376 @@
+"""The read side's renderings: numbered lines, listings, glob and grep results.
+
+Everything here is bounded: line length, output size, result counts; links are shown
+or skipped, never followed out of the tree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+
+from akgentic.tool.errors import RetriableError
+from akgentic_workspace.files import MAX_FILE_BYTES, STAGING_PATTERN, TreeFiles
+
+__all__ = [
+    "MAX_LINE_CHARS",
+    "MAX_OUTPUT_CHARS",
+    "Window",
+    "expand_braces",
+    "glob_regex",
+    "render_glob",
+    "render_grep",
+    "render_list",
+    "render_window",
+    "split_lines",
+]
+
+MAX_LINE_CHARS = 2000
+MAX_OUTPUT_CHARS = 100_000
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines split on ``\\r\\n``, ``\\r`` and ``\\n`` (a final ending adds no line)."""
+    if not text:
+        return []
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True)
+class Window:
+    """A rendered page of a file, and whether it showed the whole file untouched."""
+
+    text: str
+    full: bool
+
+
+def render_window(lines: list[str], offset: int, limit: int) -> Window:
+    """``f"{n:<6}{line}"`` lines from ``offset`` (1-based), at most ``limit`` of them."""
+    total = len(lines)
+    if total == 0:
+        return Window("(empty file)", True)
+    first = max(offset, 1)
+    if first > total:
+        return Window(
+            f"[... offset {first} is past the end: the file has {total} lines ...]", False
+        )
+    out: list[str] = []
+    size = 0
+    clipped = capped = False
+    last = first - 1
+    for number in range(first, min(total, first - 1 + max(limit, 1)) + 1):
+        line = lines[number - 1]
+        if len(line) > MAX_LINE_CHARS:
+            line = f"{line[:MAX_LINE_CHARS]}… [line clipped: {len(line)} chars]"
+            clipped = True
+        rendered = f"{number:<6}{line}"
+        if size + len(rendered) + 1 > MAX_OUTPUT_CHARS and out:
+            capped = True
+            break
+        out.append(rendered)
+        size += len(rendered) + 1
+        last = number
+    text = "\n".join(out)
+    if capped:
+        text += (
+            f"\n[... output capped at {MAX_OUTPUT_CHARS} characters: {total} lines total, "
+            f"showing {first}-{last}; continue with offset={last + 1} ...]"
+        )
+    elif first > 1 or last < total:
+        text += f"\n[... truncated: {total} lines total, showing {first}-{last} ...]"
+    full = first == 1 and last == total and not clipped and not capped
+    return Window(text, full)
+
+
+# ---------------------------------------------------------------- listing
+
+
+def render_list(files: TreeFiles, key: str, depth: int) -> str:
+    """The listing of directory ``key``: one level, ``depth`` levels, or all (``0``)."""
+    entry = files.entry(key)
+    if entry.kind != "dir":
+        raise RetriableError(f"Directory not found: {key or '.'}")
+    if depth == 1:
+        entries = _scan(files, key)
+        if entries is None:
+            raise RetriableError(f"Directory not found: {key or '.'}")
+        if not entries:
+            return "Empty directory."
+        dirs = [f"{e.name}/" for e in entries if e.is_dir(follow_symlinks=False)]
+        rest = []
+        for e in entries:
+            if e.is_symlink():
+                rest.append(f"{e.name} -> (link)")
+            elif not e.is_dir(follow_symlinks=False):
+                rest.append(f"{e.name} ({_size(e)} bytes)")
+        return "\n".join(dirs + rest)
+    lines = ["."]
+    count = _tree_lines(files, key, "", 1, depth, lines)
+    return "\n".join(lines) if count else "Empty directory."
+
+
+def _scan(files: TreeFiles, key: str) -> list[os.DirEntry[str]] | None:
+    path = os.path.join(files.tree, key) if key else str(files.tree)
+    if os.path.realpath(path) != path:
+        return None  # a component turned into a link
+    try:
+        with os.scandir(path) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return None
+
+
+def _size(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        return 0
+
+
+def _tree_lines(
+    files: TreeFiles, key: str, prefix: str, level: int, depth: int, out: list[str]
+) -> int:
+    entries = _scan(files, key) or []
+    dirs = [e for e in entries if e.is_dir(follow_symlinks=False)]
+    others = [e for e in entries if not e.is_dir(follow_symlinks=False)]
+    ordered = dirs + others
+    for index, e in enumerate(ordered):
+        last = index == len(ordered) - 1
+        branch = "└── " if last else "├── "
+        if e.is_symlink():
+            out.append(f"{prefix}{branch}{e.name} -> (link)")
+        elif e.is_dir(follow_symlinks=False):
+            out.append(f"{prefix}{branch}{e.name}/")
+            if depth == 0 or level < depth:
+                child = f"{key}/{e.name}" if key else e.name
+                _tree_lines(
+                    files, child, prefix + ("    " if last else "│   "), level + 1, depth, out
+                )
+        else:
+            out.append(f"{prefix}{branch}{e.name} ({_size(e)} bytes)")
+    return len(ordered)
+
+
+# ---------------------------------------------------------------- glob
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """``a{b,c}d`` -> ``["abd", "acd"]`` (nested braces expand too)."""
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if match is None:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    out: list[str] = []
+    for option in match.group(1).split(","):
+        out.extend(expand_braces(head + option + tail))
+    return out
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A case-insensitive regex for one brace-free glob (``**`` crosses directories)."""
+    pattern = re.sub(r"\*\*(?=[^/*])", "**/*", pattern)  # "**.py" -> "**/*.py"
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = pattern.find("]", i + 1)
+            if end < 0:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = pattern[i + 1 : end].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out) + r"\Z", re.IGNORECASE)
+
+
+def checked_patterns(pattern: str) -> list[re.Pattern[str]]:
+    """The regexes of ``pattern`` after brace expansion; escaping ones raise."""
+    regexes = []
+    for expanded in expand_braces(pattern):
+        parts = expanded.split("/")
+        if expanded.startswith("/") or ".." in parts or "\x00" in expanded:
+            raise RetriableError(f"Pattern '{pattern}' escapes workspace root")
+        regexes.append(glob_regex(expanded))
+    return regexes
+
+
+def _files_under(files: TreeFiles, base: str) -> list[tuple[str, float, int]]:
+    """``(key, mtime, size)`` of every regular file under ``base`` (links skipped)."""
+    found = []
+    for key, entries in files.walk(base):
+        for e in entries:
+            if e.is_symlink() or e.is_dir(follow_symlinks=False):
+                continue
+            try:
+                info = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found.append((f"{key}/{e.name}" if key else e.name, info.st_mtime, info.st_size))
+    found.sort(key=lambda item: (-item[1], item[0]))
+    return found
+
+
+def _relative(key: str, base: str) -> str:
+    return key[len(base) + 1 :] if base else key
+
+
+def render_glob(files: TreeFiles, pattern: str, base: str, max_results: int) -> str:
+    """Files under ``base`` matching ``pattern``, newest first, capped."""
+    regexes = checked_patterns(pattern)
+    if files.entry(base).kind != "dir":
+        raise RetriableError(f"Directory not found: {base or '.'}")
+    matched = [
+        key
+        for key, _, _ in _files_under(files, base)
+        if any(r.match(_relative(key, base)) for r in regexes)
+    ]
+    if not matched:
+        return "No files found."
+    shown = matched[:max_results]
+    text = "\n".join(shown)
+    if len(matched) > max_results:
+        text += f"\n[... truncated: {len(matched)} total, showing first {max_results} ...]"
+    return text
+
+
+# ---------------------------------------------------------------- grep
+
+
+def render_grep(
+    files: TreeFiles, pattern: str, base: str, include: str, max_results: int, max_line: int
+) -> str:
+    """``<path>:<line>: <text>`` for every matching line, newest files first, one cap."""
+    try:
+        regex = re.compile(pattern)
+        whole = (
+            None if ("\\A" in pattern or "\\Z" in pattern) else re.compile(pattern, re.MULTILINE)
+        )
+    except re.error as error:
+        raise RetriableError(f"Invalid regex pattern: {error}") from None
+    includes = checked_patterns(include) if include else []
+    kind = files.entry(base).kind
+    if kind == "file":
+        candidates = [(base, 0.0, 0)]
+        base_dir = base.rsplit("/", 1)[0] if "/" in base else ""
+    elif kind == "dir":
+        candidates = _files_under(files, base)
+        base_dir = base
+    else:
+        raise RetriableError(f"Directory not found: {base or '.'}")
+    out: list[str] = []
+    total = 0
+    directories: dict[str, int] = {}
+    try:
+        for key, _, size in candidates:
+            parent, _, name = key.rpartition("/")
+            if STAGING_PATTERN.match(name) or size > MAX_FILE_BYTES:
+                continue
+            if includes:
+                rel = _relative(key, base_dir)
+                if not any(r.match(rel) or r.match(name) for r in includes):
+                    continue
+            data = _read_in(files, directories, parent, name)
+            if data is None or b"\x00" in data[:8192]:
+                continue
+            text = data.decode("utf-8", "replace")
+            if whole is not None and whole.search(text) is None:
+                continue
+            for number, line in _matching_lines(text, regex, whole):
+                total += 1
+                if len(out) < max_results:
+                    shown = line if len(line) <= max_line else f"{line[:max_line]}… [line clipped]"
+                    out.append(f"{key}:{number}: {shown}")
+    finally:
+        for fd in directories.values():
+            os.close(fd)
+    if not out:
+        return "No matches found."
+    text = "\n".join(out)
+    if total > max_results:
+        text += f"\n[... truncated: {total} total matches, showing first {max_results} ...]"
+    return text
+
+
+def _read_in(files: TreeFiles, directories: dict[str, int], parent: str, name: str) -> bytes | None:
+    """A regular file's bytes, opened without following links from a cached directory."""
+    fd = directories.get(parent)
+    if fd is None:
+        try:
+            fd = files.open_directory(parent.split("/") if parent else [])
+        except (OSError, RetriableError):
+            return None
+        directories[parent] = fd
+    try:
+        handle = os.open(
+            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd
+        )
+    except OSError:
+        return None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+            return None
+        return os.read(handle, info.st_size + 1) if info.st_size < (1 << 20) else _read_all(handle)
+    finally:
+        os.close(handle)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _matching_lines(
+    text: str, regex: re.Pattern[str], whole: re.Pattern[str] | None
+) -> list[tuple[int, str]]:
+    """``(line number, line)`` of every line ``regex`` matches, in order.
+
+    With plain ``\\n`` endings the whole-text matches point at the candidate lines, so
+    only those lines are checked; otherwise every line is.
+    """
+    if whole is None or "\r" in text:
+        return [(n, line) for n, line in enumerate(split_lines(text), 1) if regex.search(line)]
+    found: list[tuple[int, str]] = []
+    number, counted_to, pos = 1, 0, 0
+    while pos < len(text):
+        match = whole.search(text, pos)
+        if match is None:
+            break
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if match.start() == len(text):
+            break
+        number += text.count("\n", counted_to, line_start)
+        counted_to = line_start
+        end = text.find("\n", line_start)
+        line = text[line_start : end if end >= 0 else len(text)]
+        if regex.search(line):
+            found.append((number, line))
+        pos = end + 1 if end >= 0 else len(text)
+    return found
