@@ -332,7 +332,21 @@ def main() -> None:
     result["mcp"] = bench_mcp(20 if quick else 100)
     result["skill"] = bench_skill(50)
     result["metadata"] = bench_metadata()
+    result.update(_workspace_sections(quick))
     print(json.dumps(result))
+
+
+def _workspace_sections(quick: bool) -> dict[str, Any]:
+    """The workspace card's sections, measured by ``bench/tools_workspace.py``."""
+    import importlib.util
+
+    path = Path(__file__).with_name("tools_workspace.py")
+    spec = importlib.util.spec_from_file_location("akgentic_bench_tools_workspace", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sections: dict[str, Any] = module.bench_workspace(quick)
+    return sections
 
 
 if __name__ == "__main__":
