@@ -57,4 +57,4 @@ def serve_command(
                 err_console.print(f"open {base}?token={required}", soft_wrap=True)
             else:
                 err_console.print(f"open {base}?token=<your token>", soft_wrap=True)
-            run_server(console.app, host, port)
+            run_server(console.app, host, port, console.close_streams)

@@ -251,6 +251,8 @@ def create_app(service: ConsoleService, *, token: str | None, loopback: bool) ->
                     except TimeoutError:
                         yield ": keep-alive\n\n"
                         continue
+                    if row.get("kind") == "bye":
+                        return
                     if row.get("kind") == "reset":
                         client.drained()
                     yield f"data: {json.dumps(row, ensure_ascii=False)}\n\n"

@@ -89,6 +89,13 @@ class ConsoleHub:
                 return len(self._clients.get(team_id, ()))
             return sum(len(c) for c in self._clients.values())
 
+    def close_streams(self) -> None:
+        """End every connected stream (the server is shutting down)."""
+        with self._lock:
+            clients = [c for group in self._clients.values() for c in group]
+        for client in clients:
+            client.push({"kind": "bye"})
+
     def publish(self, team_id: UUID, row: dict[str, Any]) -> None:
         """Send a row the console made itself (a status change) to the team's clients."""
         with self._lock:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +37,10 @@ class Console:
     service: ConsoleService
     app: Any
     token: str | None
+
+    def close_streams(self) -> None:
+        """End the open event streams, so the server can stop without waiting on them."""
+        self.service.hub.close_streams()
 
 
 @contextmanager
@@ -88,25 +92,42 @@ def _config(app: Any, host: str, port: int) -> Any:
     )
 
 
-def run_server(app: Any, host: str, port: int) -> None:
-    """Serve ``app`` in this thread until Ctrl+C or SIGTERM."""
+def _server(app: Any, host: str, port: int, before_exit: Callable[[], None] | None) -> Any:
     import uvicorn
 
-    uvicorn.Server(_config(app, host, port)).run()
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if before_exit is not None:
+                before_exit()
+            super().handle_exit(sig, frame)
+
+    return Server(_config(app, host, port))
+
+
+def run_server(
+    app: Any, host: str, port: int, before_exit: Callable[[], None] | None = None
+) -> None:
+    """Serve ``app`` in this thread until Ctrl+C or SIGTERM (``before_exit`` runs first)."""
+    _server(app, host, port, before_exit).run()
 
 
 class ConsoleThread:
     """Serve an app from a daemon thread on a free loopback port (``with`` block)."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
-        import uvicorn
-
+    def __init__(
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        before_exit: Callable[[], None] | None = None,
+    ) -> None:
         if port == 0:
             with socket.socket() as probe:
                 probe.bind((host, 0))
                 port = probe.getsockname()[1]
         self.host, self.port = host, port
-        self.server = uvicorn.Server(_config(app, host, port))
+        self.server = _server(app, host, port, before_exit)
+        self._before_exit = before_exit
         self._thread = threading.Thread(target=self.server.run, name="console", daemon=True)
 
     @property
@@ -125,5 +146,7 @@ class ConsoleThread:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._before_exit is not None:
+            self._before_exit()
         self.server.should_exit = True
         self._thread.join(10)

@@ -17,7 +17,7 @@ stays cheap.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -272,7 +272,7 @@ class ConsolePaneSpec(Spec):
 
     card: str
     title: str
-    render: Callable[[PaneSource], list[PaneBlock]]
+    render: Callable[[PaneSource], Sequence[PaneBlock]]
     kind = "console pane"
 
     def check(self) -> None:
