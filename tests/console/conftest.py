@@ -87,6 +87,12 @@ class ConsoleScript:
 
 
 @pytest.fixture
+def question() -> str:
+    """What the scripted manager asks the human."""
+    return QUESTION
+
+
+@pytest.fixture
 def script_server() -> Iterator[ScriptedLLMServer]:
     """A scripted OpenAI-compatible server playing :class:`ConsoleScript`."""
     with ScriptedLLMServer(fallback=ConsoleScript()) as server:

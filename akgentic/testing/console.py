@@ -1,4 +1,7 @@
-"""Helpers of the console tests: an in-process console and a stream reader."""
+"""Console test helpers: a console served from a thread, and a reader of its event stream.
+
+Needs the console's web libraries and ``httpx`` (the ``dev`` extra).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ import httpx
 
 from akgentic.console.server import ConsoleThread, open_console
 from akgentic.team.urls import open_event_store
+
+__all__ = ["StreamReader", "running_console"]
 
 
 @contextmanager
