@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
+from pathlib import Path as FilePath
 from typing import Annotated, Any
 from uuid import UUID
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -30,7 +30,7 @@ from akgentic.console.service import ConflictError, ConsoleService, InputError, 
 
 __all__ = ["STATIC_DIR", "create_app"]
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = FilePath(__file__).resolve().parent / "static"
 #: Seconds between keep-alive comments on an idle stream.
 KEEP_ALIVE = 15.0
 
@@ -178,7 +178,7 @@ def create_app(service: ConsoleService, *, token: str | None, loopback: bool) ->
     @app.get("/api/teams/{team_id}/events", tags=["team page"])
     async def events(
         team_id: UUID,
-        before: Annotated[int | None, Query(ge=1)] = None,
+        before: Annotated[int | None, Query(ge=1, le=2**62)] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 200,
         kind: Annotated[str | None, Query(max_length=20)] = None,
         type: Annotated[str | None, Query(max_length=200)] = None,
@@ -193,7 +193,7 @@ def create_app(service: ConsoleService, *, token: str | None, loopback: bool) ->
         return page
 
     @app.get("/api/teams/{team_id}/events/{seq}", tags=["team page"])
-    async def event(team_id: UUID, seq: Annotated[int, Field(ge=1)]) -> dict[str, Any]:
+    async def event(team_id: UUID, seq: Annotated[int, Path(ge=1, le=2**62)]) -> dict[str, Any]:
         """One stored event, as the store holds it."""
         found: dict[str, Any] = await run(service.event_json, team_id, seq)
         return found
@@ -212,7 +212,7 @@ def create_app(service: ConsoleService, *, token: str | None, loopback: bool) ->
 
     @app.post("/api/teams/{team_id}/questions/{question_id}/answer", tags=["team page"])
     async def answer(
-        team_id: UUID, question_id: Annotated[str, Field(max_length=64)], body: SendText
+        team_id: UUID, question_id: Annotated[str, Path(max_length=64)], body: SendText
     ) -> dict[str, Any]:
         """Answer a pending question as the human it was asked."""
         done: dict[str, Any] = await run(service.answer, team_id, question_id, body.text)

@@ -117,3 +117,22 @@ def card_file(tmp_path: Path, card_text: str) -> Path:
 def store_url(tmp_path: Path) -> str:
     """A SQLite store under tmp_path (created by the console)."""
     return f"sqlite:///{tmp_path}/console.db"
+
+
+@pytest.fixture(scope="module")
+def shared_console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A console (base URL) over a fresh store with one team that already talked (its id)."""
+    from akgentic.testing.console import StreamReader, running_console
+
+    directory = tmp_path_factory.mktemp("console")
+    with ScriptedLLMServer(fallback=ConsoleScript()) as server:
+        text = CARD.format(model=server.model, base_url=server.base_url)
+        with running_console(f"sqlite:///{directory}/console.db") as (console, client):
+            team_id = client.post("/api/teams", json={"card": text}).json()["team_id"]
+            reader = StreamReader(client, team_id)
+            try:
+                client.post(f"/api/teams/{team_id}/messages", json={"text": "please ask me"})
+                reader.wait_for(lambda row: row["kind"] == "message" and row["to_human"])
+            finally:
+                reader.close()
+            yield console.url, team_id
