@@ -74,7 +74,9 @@ def _install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(TeamCardValidationError)
     async def _card(request: Request, exc: TeamCardValidationError) -> JSONResponse:
-        return _error(422, f"{exc.source}: invalid team card", problems=[str(p) for p in exc.problems])
+        return _error(
+            422, f"{exc.source}: invalid team card", problems=[str(p) for p in exc.problems]
+        )
 
     async def _status(status: int, exc: Exception) -> JSONResponse:
         return _error(status, str(exc))

@@ -127,6 +127,8 @@ class ConsoleThread:
                 port = probe.getsockname()[1]
         self.host, self.port = host, port
         self.server = _server(app, host, port, before_exit)
+        #: The :class:`Console` served, when the caller records it (tests, benchmarks).
+        self.console: Console | None = None
         self._before_exit = before_exit
         self._thread = threading.Thread(target=self.server.run, name="console", daemon=True)
 

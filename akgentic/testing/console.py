@@ -32,6 +32,7 @@ def running_console(
         ConsoleThread(console.app, before_exit=console.close_streams) as server,
         httpx.Client(base_url=server.url, headers=headers, timeout=60) as client,
     ):
+        server.console = console
         yield server, client
 
 
