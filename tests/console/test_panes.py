@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from typing import Any
@@ -83,16 +84,16 @@ def test_a_failing_pane_reports_its_error_and_the_other_panes_render() -> None:
 
 
 def test_a_card_without_a_pane_shows_its_latest_context_state_as_text() -> None:
-    from akgentic_hello.shout import ShoutLogState
-
     from akgentic.agent.config import AgentState
     from akgentic.team.models import AgentStateSnapshot
     from akgentic.tool.core.state import ToolState
 
+    # The hello plugin (its own distribution) provides the card without a pane.
+    shout_log_state: Any = importlib.import_module("akgentic_hello.shout").ShoutLogState
     team_id = uuid4()
     state = AgentState(
         tool_state=ToolState(
-            context_baselines={"shout_log": ShoutLogState(count=2, latest=["HI!", "YO!"])}
+            context_baselines={"shout_log": shout_log_state(count=2, latest=["HI!", "YO!"])}
         )
     )
     snapshot = AgentStateSnapshot(team_id=team_id, agent_id="a1", name="@Worker", state=state)
