@@ -112,7 +112,8 @@ def chat(
 def _stop(manager: TeamManager, runtime: TeamRuntime, console: Console) -> None:
     manager.stop_team(runtime.id)
     console.print(
-        f"team {runtime.id} stopped and saved; resume it with: akgentic team resume {runtime.id}",
+        f"team {runtime.id} stopped and saved; resume it with: "
+        f"akgentic team resume {runtime.id}",
         soft_wrap=True,
         highlight=False,
     )

@@ -267,3 +267,4 @@ def create_compaction(
         module_name, _, attr = cfg.strategy.rpartition(".")
         factory = getattr(importlib.import_module(module_name), attr)
     return factory(cfg, model_cfg, model)
+

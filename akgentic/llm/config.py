@@ -298,10 +298,8 @@ class ReactAgentConfig(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> ReactAgentConfig:
-        if (
-            self.max_messages is not None
-            and self.compaction_cfg.auto_trigger
-            and (self.model_cfg.context_length is not None)
+        if self.max_messages is not None and self.compaction_cfg.auto_trigger and (
+            self.model_cfg.context_length is not None
         ):
             raise ValueError(
                 "max_messages (sliding window) and automatic compaction exclude each other: "

@@ -200,7 +200,9 @@ assert set(_FACTORIES) == set(PROVIDERS)
 def _create_one(config: ModelConfig, http: HttpClientConfig) -> Model:
     factory = _FACTORIES.get(config.provider)
     if factory is None:
-        raise ValueError(f"unknown provider {config.provider!r}; supported: {', '.join(PROVIDERS)}")
+        raise ValueError(
+            f"unknown provider {config.provider!r}; supported: {', '.join(PROVIDERS)}"
+        )
     return factory(config, http)
 
 

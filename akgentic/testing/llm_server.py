@@ -438,7 +438,9 @@ class ScriptedLLMServer:
                     **where,
                 )
             yield event("response.output_item.done", output_index=index, item=item)
-        yield event("response.completed", response=self._response_envelope(body, step, rid, items))
+        yield event(
+            "response.completed", response=self._response_envelope(body, step, rid, items)
+        )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -522,3 +524,4 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
         self.close_connection = True
+
