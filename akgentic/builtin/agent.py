@@ -18,12 +18,10 @@ def akgentic_agent_classes() -> Iterable[AgentClassSpec]:
     from akgentic.agent import BaseAgent, HumanProxy
 
     return [
-        AgentClassSpec(
-            name="BaseAgent", agent_class=BaseAgent, description="An LLM-driven team member"
-        ),
-        AgentClassSpec(
-            name="HumanProxy", agent_class=HumanProxy, description="The human's seat in a team"
-        ),
+        AgentClassSpec(name="BaseAgent", agent_class=BaseAgent,
+                       description="An LLM-driven team member"),
+        AgentClassSpec(name="HumanProxy", agent_class=HumanProxy,
+                       description="The human's seat in a team"),
     ]
 
 
@@ -33,9 +31,6 @@ def akgentic_message_types() -> Iterable[MessageTypeSpec]:
     from akgentic.agent import AgentMessage
 
     return [
-        MessageTypeSpec(
-            name="AgentMessage",
-            message_class=AgentMessage,
-            description="A message between team members",
-        )
+        MessageTypeSpec(name="AgentMessage", message_class=AgentMessage,
+                        description="A message between team members")
     ]
