@@ -26,9 +26,11 @@ def build_app() -> typer.Typer:
 
     from akgentic.cli.demo_cmd import demo_command
     from akgentic.cli.run_cmd import run_command
+    from akgentic.cli.serve_cmd import serve_command
 
     app.command("demo")(demo_command)
     app.command("run")(run_command)
+    app.command("serve")(serve_command)
 
     from akgentic.cli.sandbox_cmd import sandbox_app
     from akgentic.cli.store_cmd import store_app

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from akgentic.plugins.specs import (
         KINDS,
         AgentClassSpec,
+        ConsolePaneSpec,
         EmbedderSpec,
         EventStoreSpec,
         MessageTypeSpec,
@@ -69,6 +70,7 @@ _LAZY: dict[str, str] = {
     "use_registry": "akgentic.plugins.registry",
     "KINDS": "akgentic.plugins.specs",
     "AgentClassSpec": "akgentic.plugins.specs",
+    "ConsolePaneSpec": "akgentic.plugins.specs",
     "EmbedderSpec": "akgentic.plugins.specs",
     "EventStoreSpec": "akgentic.plugins.specs",
     "MessageTypeSpec": "akgentic.plugins.specs",
@@ -84,6 +86,7 @@ __all__ = [
     "KINDS",
     "PROJECT_NAME",
     "AgentClassSpec",
+    "ConsolePaneSpec",
     "DuplicatePluginNameError",
     "EmbedderSpec",
     "EssentialPluginError",

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from akgentic.plugins.markers import hookspec
 from akgentic.plugins.specs import (
     AgentClassSpec,
+    ConsolePaneSpec,
     EmbedderSpec,
     EventStoreSpec,
     MessageTypeSpec,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "akgentic_agent_classes",
     "akgentic_cli",
+    "akgentic_console_panes",
     "akgentic_embedders",
     "akgentic_event_stores",
     "akgentic_message_types",
@@ -237,6 +239,35 @@ def akgentic_message_types() -> Iterable[MessageTypeSpec]:  # type: ignore[empty
                 return [MessageTypeSpec(name="akgentic_x.events.Pinged",
                                         message_class=Pinged,
                                         aliases=("akgentic_x.old.Pinged",))]
+    """
+
+
+@hookspec
+def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:  # type: ignore[empty-body]
+    """Contribute panes to the web console's team page (``akgentic serve``).
+
+    Purpose:
+        Show what a tool card holds (a skill menu, pending notifications, a
+        plan...) next to the conversation. A card with no pane is shown as
+        the text of its latest context state.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map
+        keyed by name; a duplicate name is an error naming both plugins. The
+        console calls ``render`` on each request for the pane; a render that
+        raises shows its error in the pane, and the rest of the page works.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_console_panes():
+                return [ConsolePaneSpec(name="shout-log", card="shout", title="Shouts",
+                                        render=lambda source: [{"kind": "text",
+                                                                "text": "no shouts yet"}])]
     """
 
 

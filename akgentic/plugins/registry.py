@@ -26,6 +26,7 @@ from akgentic.plugins.known import provider_hint
 from akgentic.plugins.specs import (
     KINDS,
     AgentClassSpec,
+    ConsolePaneSpec,
     EmbedderSpec,
     EventStoreSpec,
     MessageTypeSpec,
@@ -135,6 +136,10 @@ class PluginRegistry:
     def message_types(self) -> Mapping[str, MessageTypeSpec]:
         """Registered persisted message types by name (hook ``akgentic_message_types``)."""
         return self._kind("message_types", MessageTypeSpec)
+
+    def console_panes(self) -> Mapping[str, ConsolePaneSpec]:
+        """Registered web-console panes by name (hook ``akgentic_console_panes``)."""
+        return self._kind("console_panes", ConsolePaneSpec)
 
     def extend_cli(self, app: typer.Typer) -> dict[str, list[str]]:
         """Let every plugin add commands to ``app`` (hook ``akgentic_cli``).

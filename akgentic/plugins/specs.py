@@ -17,13 +17,14 @@ stays cheap.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from akgentic.console.panes import PaneBlock, PaneSource
     from akgentic.core.agent import Akgent
     from akgentic.team.store import EventStore
     from akgentic.tool.core.card import ToolCard
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KINDS",
     "AgentClassSpec",
+    "ConsolePaneSpec",
     "EmbedderSpec",
     "EventStoreSpec",
     "MessageTypeSpec",
@@ -289,6 +291,36 @@ class MessageTypeSpec(Spec):
             )
 
 
+@dataclass(frozen=True, kw_only=True)
+class ConsolePaneSpec(Spec):
+    """A pane of the web console (``akgentic serve``) for one tool card.
+
+    ``card`` is the registered name of the tool card the pane belongs to
+    (``"skill"``); the pane is offered on the page of every team one of whose
+    members carries that card. ``render(source)`` receives a
+    :class:`~akgentic.console.panes.PaneSource` (the team's cards of that kind and
+    its latest agent states) and returns blocks: mappings with a ``kind`` of
+    ``"text"`` (``text``), ``"list"`` (``items``) or ``"table"`` (``columns``,
+    ``rows``). The console renders every value as text, never as markup.
+    """
+
+    card: str
+    title: str
+    render: Callable[[PaneSource], Sequence[PaneBlock]]
+    kind = "console pane"
+
+    def check(self) -> None:
+        """``card`` and ``title`` are non-empty strings; ``render`` is callable."""
+        super().check()
+        for field_name in ("card", "title"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not value.strip():
+                raise TypeError(
+                    f"{self._label()}: {field_name} must be a non-empty str, got {value!r}"
+                )
+        self._check_callable("render", self.render)
+
+
 #: Registry kind key -> (hook name, record type). The order is the display order.
 KINDS: dict[str, tuple[str, type[Spec]]] = {
     "tool_cards": ("akgentic_tool_cards", ToolCardSpec),
@@ -298,4 +330,5 @@ KINDS: dict[str, tuple[str, type[Spec]]] = {
     "embedders": ("akgentic_embedders", EmbedderSpec),
     "agent_classes": ("akgentic_agent_classes", AgentClassSpec),
     "message_types": ("akgentic_message_types", MessageTypeSpec),
+    "console_panes": ("akgentic_console_panes", ConsolePaneSpec),
 }

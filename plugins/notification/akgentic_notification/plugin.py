@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import ToolCardSpec, hookimpl
+from akgentic.plugins import ConsolePaneSpec, ToolCardSpec, hookimpl
 from akgentic_notification.card import NotificationTool
+from akgentic_notification.pane import render_notifications_pane
 
 
 @hookimpl
@@ -17,5 +18,18 @@ def akgentic_tool_cards() -> Iterable[ToolCardSpec]:
             card=NotificationTool,
             description="Reminders an agent schedules for itself, delivered after a delay.",
             import_paths=("akgentic.tool.notification",),
+        )
+    ]
+
+
+@hookimpl
+def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:
+    """The ``notification`` card's pane of the web console."""
+    return [
+        ConsolePaneSpec(
+            name="notification",
+            card="notification",
+            title="Pending notifications",
+            render=render_notifications_pane,
         )
     ]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import ToolCardSpec, hookimpl
+from akgentic.plugins import ConsolePaneSpec, ToolCardSpec, hookimpl
 from akgentic_skill.card import SkillTool
+from akgentic_skill.pane import render_skills_pane
 
 
 @hookimpl
@@ -19,3 +20,9 @@ def akgentic_tool_cards() -> Iterable[ToolCardSpec]:
             import_paths=("akgentic.tool.skill",),
         )
     ]
+
+
+@hookimpl
+def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:
+    """The ``skill`` card's pane of the web console."""
+    return [ConsolePaneSpec(name="skill", card="skill", title="Skills", render=render_skills_pane)]

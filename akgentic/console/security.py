@@ -1,0 +1,187 @@
+"""The console's access rules: the token, the Host and Origin checks.
+
+- On a loopback address the console runs without a token unless one is given.
+  Anywhere else a token is required: the one given (``--token`` or
+  ``$AKGENTIC_CONSOLE_TOKEN``), else a generated one that ``serve`` prints.
+- With a token, every request (page, static files, API, stream) must carry it:
+  ``Authorization: Bearer <token>``, the cookie the console sets when the page
+  is opened as ``/?token=<token>``, or the ``token`` query parameter.
+- A request whose ``Origin`` is another site is refused when it changes state,
+  and on loopback the ``Host`` must be a loopback name (no DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import secrets
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+__all__ = [
+    "COOKIE_NAME",
+    "SECURITY_HEADERS",
+    "TOKEN_ENV_VAR",
+    "AccessGuard",
+    "is_loopback",
+    "resolve_token",
+]
+
+TOKEN_ENV_VAR = "AKGENTIC_CONSOLE_TOKEN"
+COOKIE_NAME = "akgentic_console_token"
+#: Sent with every response: no inline script, no framing, no sniffing, no caching.
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+)
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or ``localhost``) only accepts local connections."""
+    if host.strip("[]") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_token(host: str, given: str | None, env: Mapping[str, str]) -> tuple[str | None, bool]:
+    """The token to require and whether it was generated.
+
+    Loopback with nothing given: no token. Off loopback with nothing given: a new
+    random token (the caller prints it). An empty or blank token is refused.
+    """
+    token = given if given is not None else env.get(TOKEN_ENV_VAR)
+    if token is not None:
+        if not token.strip():
+            raise ValueError("the console token must not be empty")
+        return token, False
+    if is_loopback(host):
+        return None, False
+    return secrets.token_urlsafe(24), True
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
+def _host_name(host_header: str) -> str:
+    if host_header.startswith("["):
+        return host_header.split("]", 1)[0] + "]"
+    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+class AccessGuard:
+    """ASGI middleware enforcing the rules of the module docstring."""
+
+    def __init__(self, app: ASGIApp, token: str | None, *, loopback: bool) -> None:
+        self.app = app
+        self.token = token
+        self.loopback = loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        problem = self._problem(scope)
+        if problem is not None:
+            status, detail = problem
+            await _refuse(send, status, detail)
+            return
+        cookie = self.token is not None and self._from_query(scope) and not self._from_cookie(scope)
+        await self.app(scope, receive, self._with_headers(send, cookie))
+
+    # -- checks -----------------------------------------------------------
+    def _problem(self, scope: Scope) -> tuple[int, str] | None:
+        host = _header(scope, b"host")
+        if self.loopback and host is not None and _host_name(host) not in _LOOPBACK_NAMES:
+            return 403, "this console only answers to a loopback host name"
+        if self.token is not None and not (
+            self._from_header(scope) or self._from_cookie(scope) or self._from_query(scope)
+        ):
+            return 401, "a valid console token is required"
+        if scope.get("method", "GET") not in _SAFE_METHODS:
+            origin = _header(scope, b"origin")
+            if origin is not None and (host is None or urlsplit(origin).netloc != host):
+                return 403, "cross-origin requests may not change anything"
+        return None
+
+    def _matches(self, candidate: str | None) -> bool:
+        if candidate is None or self.token is None:
+            return False
+        return hmac.compare_digest(candidate.encode(), self.token.encode())
+
+    def _from_header(self, scope: Scope) -> bool:
+        value = _header(scope, b"authorization") or ""
+        scheme, _, credential = value.partition(" ")
+        return scheme.lower() == "bearer" and self._matches(credential.strip())
+
+    def _from_cookie(self, scope: Scope) -> bool:
+        raw = _header(scope, b"cookie")
+        if not raw:
+            return False
+        cookie: SimpleCookie = SimpleCookie()
+        try:
+            cookie.load(raw)
+        except Exception:  # a malformed cookie header is simply not a credential
+            return False
+        morsel = cookie.get(COOKIE_NAME)
+        return morsel is not None and self._matches(morsel.value)
+
+    def _from_query(self, scope: Scope) -> bool:
+        query = scope.get("query_string", b"").decode("latin-1")
+        values = parse_qs(query).get("token", [])
+        return any(self._matches(v) for v in values)
+
+    def _with_headers(self, send: Send, cookie: bool) -> Send:
+        token = self.token or ""
+
+        async def sending(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {key.lower() for key, _value in headers}
+                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                if cookie:
+                    value = f"{COOKIE_NAME}={token}; Path=/; HttpOnly; SameSite=Strict"
+                    headers.append((b"set-cookie", value.encode("latin-1")))
+                message["headers"] = headers
+            await send(message)
+
+        return sending
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *SECURITY_HEADERS,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,349 @@
+"""``ConsoleService``: what the API does, over a ``TeamManager`` and its store.
+
+Every operation goes through the manager's public API (the rules and errors are
+those of ``akgentic team``) or reads the store; the HTTP layer only maps the
+errors raised here to status codes. Operations block (a stop waits for the team),
+so the API runs them off the event loop.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from akgentic.console.hub import ConsoleHub
+from akgentic.console.panes import team_panes
+from akgentic.console.views import event_row, pending_questions, roster
+
+if TYPE_CHECKING:
+    from akgentic.team.manager import TeamManager
+    from akgentic.team.models import PersistedEvent, Process
+    from akgentic.team.runtime import TeamRuntime
+
+__all__ = ["ConflictError", "ConsoleService", "InputError", "MissingError"]
+
+_EXAMPLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.ya?ml$")
+#: Teams whose decoded history is kept in memory (the ones being looked at).
+_CACHED_TEAMS = 8
+_MAX_PAGE = 1_000
+
+
+class InputError(ValueError):
+    """The request is invalid (HTTP 400/422)."""
+
+
+class MissingError(LookupError):
+    """Something inside an existing team does not exist (HTTP 404)."""
+
+
+class ConflictError(RuntimeError):
+    """The request is valid but impossible in the team's state (HTTP 409)."""
+
+
+class _History:
+    """Decoded event logs and their rows, reloaded when the stored sequence moved."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._teams: OrderedDict[UUID, tuple[int, list[PersistedEvent], list[dict[str, Any]]]]
+        self._teams = OrderedDict()
+
+    def get(
+        self, manager: TeamManager, team_id: UUID
+    ) -> tuple[list[PersistedEvent], list[dict[str, Any]]]:
+        top = manager.event_store.get_max_sequence(team_id)
+        with self._lock:
+            cached = self._teams.get(team_id)
+            if cached is not None and cached[0] == top:
+                self._teams.move_to_end(team_id)
+                return cached[1], cached[2]
+        events = manager.event_store.load_events(team_id)
+        rows = [event_row(e.event, e.sequence) for e in events]
+        with self._lock:
+            self._teams[team_id] = (events[-1].sequence if events else 0, events, rows)
+            while len(self._teams) > _CACHED_TEAMS:
+                self._teams.popitem(last=False)
+        return events, rows
+
+    def forget(self, team_id: UUID) -> None:
+        with self._lock:
+            self._teams.pop(team_id, None)
+
+
+def summary(process: Process, running: bool) -> dict[str, Any]:
+    """A team record as the list and the team page show it."""
+    from akgentic.team.stores.codec import plain
+
+    metadata = None
+    if process.metadata is not None:
+        metadata = plain(process.metadata.model_dump(mode="json", exclude={"__model__"}))
+        if isinstance(metadata, dict):
+            metadata.pop("__model__", None)
+    return {
+        "team_id": str(process.team_id),
+        "name": process.team_card.name,
+        "description": process.team_card.description,
+        "status": str(process.status),
+        "running_here": running,
+        "user_id": process.user_id,
+        "created_at": process.created_at.isoformat(),
+        "updated_at": process.updated_at.isoformat(),
+        "metadata": metadata,
+        "metadata_indexes": list(process.metadata_indexes),
+    }
+
+
+class ConsoleService:
+    """The console's operations (see the module docstring)."""
+
+    def __init__(
+        self, manager: TeamManager, hub: ConsoleHub, examples_dir: Path | None = None
+    ) -> None:
+        self.manager = manager
+        self.hub = hub
+        self.examples_dir = examples_dir.resolve() if examples_dir is not None else None
+        self._history = _History()
+
+    # -- helpers ----------------------------------------------------------------
+    def _process(self, team_id: UUID) -> Process:
+        from akgentic.team.errors import TeamNotFoundError
+
+        process = self.manager.get_team(team_id)
+        if process is None:
+            raise TeamNotFoundError(team_id)
+        return process
+
+    def _summary(self, process: Process) -> dict[str, Any]:
+        return summary(process, self.manager.get_runtime(process.team_id) is not None)
+
+    def _runtime(self, team_id: UUID) -> TeamRuntime:
+        runtime = self.manager.get_runtime(team_id)
+        if runtime is None:
+            process = self._process(team_id)
+            raise ConflictError(
+                f"team {team_id} is {process.status} and does not run in this console"
+                + (" (resume it first)" if str(process.status) == "stopped" else "")
+            )
+        return runtime
+
+    def _flush(self, team_id: UUID) -> None:
+        persistence = self.manager.get_persistence(team_id)
+        if persistence is not None:
+            persistence.flush(5.0)
+
+    # -- teams ------------------------------------------------------------------
+    def list_teams(
+        self, status: str | None, query: str | None, metadata: Mapping[str, str]
+    ) -> list[dict[str, Any]]:
+        """Teams matching the status and metadata filters and containing ``query``."""
+        from akgentic.team.models import TeamStatus
+
+        wanted: TeamStatus | None = None
+        if status:
+            try:
+                wanted = TeamStatus(status.lower())
+            except ValueError:
+                raise InputError(f"unknown status {status!r} (running, stopped, deleted)") from None
+        teams = self.manager.list_teams(status=wanted, metadata=dict(metadata) or None)
+        rows = [self._summary(p) for p in teams]
+        if query:
+            needle = query.lower()
+            keys = ("team_id", "name", "description", "user_id")
+            rows = [
+                r
+                for r in rows
+                if any(needle in str(r[k] or "").lower() for k in keys)
+                or any(needle in entry.lower() for entry in r["metadata_indexes"])
+            ]
+        return rows
+
+    def examples(self) -> list[dict[str, str]]:
+        """The team cards of the examples directory (name and first comment line)."""
+        if self.examples_dir is None or not self.examples_dir.is_dir():
+            return []
+        found = []
+        for path in sorted(self.examples_dir.iterdir()):
+            if path.is_file() and _EXAMPLE_NAME.match(path.name):
+                first = next(iter(path.read_text(errors="replace").splitlines()), "")
+                found.append({"name": path.name, "description": first.lstrip("# ").strip()})
+        return found
+
+    def _example_text(self, name: str) -> tuple[str, str]:
+        if self.examples_dir is None or not _EXAMPLE_NAME.match(name):
+            raise InputError(f"no example named {name!r}")
+        path = (self.examples_dir / name).resolve()
+        if path.parent != self.examples_dir or not path.is_file():
+            raise InputError(f"no example named {name!r}")
+        return path.read_text(), str(path)
+
+    def create_team(
+        self,
+        *,
+        example: str | None,
+        card: str | None,
+        source: str,
+        metadata: Mapping[str, str] | None,
+    ) -> dict[str, Any]:
+        """Create a team from an example's name or a card's YAML text, as ``team create``."""
+        from akgentic.cli.session import CliError, check_models
+
+        if (example is None) == (card is None):
+            raise InputError("give exactly one of 'example' (a name) and 'card' (YAML text)")
+        if example is not None:
+            text, origin = self._example_text(example)
+        else:
+            text, origin = str(card), source
+        team_card = self.manager.parse_card(text, origin)
+        try:
+            check_models(team_card)
+        except CliError as exc:
+            raise InputError(str(exc)) from None
+        runtime = self.manager.create_team(team_card, metadata=dict(metadata) if metadata else None)
+        return self._summary(self._process(runtime.id))
+
+    def team(self, team_id: UUID) -> dict[str, Any]:
+        """The team's record, whether it runs here, its commands and its event count."""
+        process = self._process(team_id)
+        info = self._summary(process)
+        info["event_count"] = self.manager.event_store.get_max_sequence(team_id)
+        info["commands"] = self.hub.commands(team_id)
+        return info
+
+    def stop(self, team_id: UUID) -> dict[str, Any]:
+        """Stop the team (or mark a team whose process is gone as stopped)."""
+        self.manager.stop_team(team_id)
+        self.hub.publish(team_id, {"kind": "status", "status": "stopped"})
+        return self._summary(self._process(team_id))
+
+    def resume(self, team_id: UUID) -> dict[str, Any]:
+        """Resume a stopped team in this console."""
+        self.manager.resume_team(team_id)
+        self.hub.publish(team_id, {"kind": "status", "status": "running"})
+        return self._summary(self._process(team_id))
+
+    def delete(self, team_id: UUID, confirm: str | None) -> dict[str, Any]:
+        """Delete a stopped team; ``confirm`` must repeat its id."""
+        if confirm != str(team_id):
+            raise InputError("deleting a team needs confirm=<the team's id>")
+        self.manager.delete_team(team_id)
+        self._history.forget(team_id)
+        return {"team_id": str(team_id), "deleted": True}
+
+    # -- the team page ------------------------------------------------------------
+    def events(
+        self,
+        team_id: UUID,
+        *,
+        before: int | None,
+        limit: int,
+        kind: str | None,
+        type_: str | None,
+        member: str | None,
+    ) -> dict[str, Any]:
+        """A page of rows, newest last, ending before sequence ``before`` (the end: None)."""
+        self._process(team_id)
+        self._flush(team_id)
+        _events, rows = self._history.get(self.manager, team_id)
+        limit = max(1, min(limit, _MAX_PAGE))
+        if kind or type_ or member:
+            rows = [
+                r
+                for r in rows
+                if (not kind or r["kind"] == kind)
+                and (not type_ or r["type"] == type_ or r["message_type"] == type_)
+                and (not member or member in (r["sender"], r["recipient"]))
+            ]
+        end = len(rows)
+        if before is not None:
+            # Rows are in ascending sequence: find the first at or after ``before``.
+            low, high = 0, len(rows)
+            while low < high:
+                middle = (low + high) // 2
+                if rows[middle]["seq"] < before:
+                    low = middle + 1
+                else:
+                    high = middle
+            end = low
+        start = max(0, end - limit)
+        page = rows[start:end]
+        return {
+            "events": page,
+            "total": len(rows),
+            "next_before": page[0]["seq"] if start > 0 and page else None,
+        }
+
+    def event_json(self, team_id: UUID, sequence: int) -> dict[str, Any]:
+        """One stored event as the store holds it (for the inspector)."""
+        self._process(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        for stored in events:
+            if stored.sequence == sequence:
+                return {"seq": sequence, "event": stored.model_dump(mode="json")}
+        raise MissingError(f"team {team_id} has no event {sequence}")
+
+    def roster(self, team_id: UUID) -> list[dict[str, Any]]:
+        """The team's members with role, model, busy/idle and token usage."""
+        self._process(team_id)
+        self._flush(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        states = self.manager.event_store.load_agent_states(team_id)
+        runtime = self.manager.get_runtime(team_id)
+        live = None
+        if runtime is not None:
+            try:
+                live = [m.name for m in runtime.members]
+            except Exception:  # stopping right now: show the stored roster
+                live = None
+        return roster([e.event for e in events], states, self.hub.busy(team_id), live)
+
+    def questions(self, team_id: UUID) -> list[dict[str, Any]]:
+        """Requests sent to the team's human that are not answered yet."""
+        self._process(team_id)
+        self._flush(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        return pending_questions([(e.sequence, e.event) for e in events])
+
+    def answer(self, team_id: UUID, question_id: str, text: str) -> dict[str, Any]:
+        """Answer a pending question as the human it was sent to."""
+        from akgentic.core.messages.orchestrator import SentMessage
+
+        if not text.strip():
+            raise InputError("an answer must not be empty")
+        runtime = self._runtime(team_id)
+        open_ids = {q["id"] for q in self.questions(team_id)}
+        if question_id not in open_ids:
+            raise ConflictError(f"no open question {question_id!r} in team {team_id}")
+        events, _rows = self._history.get(self.manager, team_id)
+        for stored in events:
+            sent = stored.event
+            if isinstance(sent, SentMessage) and str(sent.message.id) == question_id:
+                question = sent.message.model_copy(update={"recipient": sent.recipient})
+                try:
+                    runtime.process_human_input(text, question)
+                except ValueError as exc:
+                    raise ConflictError(str(exc)) from None
+                return {"answered": question_id}
+        raise ConflictError(f"no open question {question_id!r} in team {team_id}")
+
+    def send(self, team_id: UUID, text: str) -> dict[str, Any]:
+        """Deliver a line as the human: ``@Member text``, ``/command`` or to the supervisors."""
+        from akgentic.cli.session import route_line
+
+        if not text.strip():
+            raise InputError("a message must not be empty")
+        runtime = self._runtime(team_id)
+        problem = route_line(runtime, text)
+        if problem is not None:
+            raise InputError(problem)
+        return {"sent": True}
+
+    def panes(self, team_id: UUID) -> list[dict[str, Any]]:
+        """The tool panes of the team (plugins' panes, else the latest context states)."""
+        process = self._process(team_id)
+        states = self.manager.event_store.load_agent_states(team_id)
+        return team_panes(team_id, process.team_card, states, self.manager.registry)

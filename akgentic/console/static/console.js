@@ -1,0 +1,393 @@
+// akgentic console: a page over the REST API (/api/) and the team's event stream.
+// Every piece of content is written with textContent: nothing from a team is ever
+// parsed as HTML.
+"use strict";
+
+const TOKEN = new URLSearchParams(location.search).get("token");
+
+// ------------------------------------------------------------------ helpers
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "text") node.textContent = String(value);
+    else if (key === "on") for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+function flash(message, isError) {
+  const box = document.getElementById("flash");
+  box.textContent = message || "";
+  box.className = isError ? "error" : "";
+}
+
+async function api(method, path, body) {
+  const headers = { "Accept": "application/json" };
+  if (TOKEN) headers["Authorization"] = "Bearer " + TOKEN;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    let detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
+    if (Array.isArray(data.problems) && data.problems.length) detail += ": " + data.problems.join("; ");
+    throw new Error(detail || response.statusText);
+  }
+  return data;
+}
+
+function attempt(action) {
+  return async (...args) => {
+    try {
+      flash("");
+      await action(...args);
+    } catch (error) {
+      flash(error.message, true);
+    }
+  };
+}
+
+function time(text) {
+  return text ? text.replace("T", " ").slice(0, 19) : "";
+}
+
+// ------------------------------------------------------------------ team list
+
+async function showList() {
+  const view = document.getElementById("view");
+  view.replaceChildren();
+  const search = el("input", { type: "search", placeholder: "search", "data-testid": "search" });
+  const status = el("select", { "data-testid": "status-filter" },
+    el("option", { value: "", text: "any status" }),
+    el("option", { value: "running", text: "running" }),
+    el("option", { value: "stopped", text: "stopped" }));
+  const meta = el("input", { placeholder: "metadata KEY=VALUE, ...", "data-testid": "metadata-filter" });
+  const table = el("tbody", { "data-testid": "teams" });
+  const examples = el("select", { "data-testid": "example" });
+  const file = el("input", { type: "file", accept: ".yaml,.yml", "data-testid": "card-file" });
+
+  const refresh = attempt(async () => {
+    const params = new URLSearchParams();
+    if (search.value) params.set("q", search.value);
+    if (status.value) params.set("status", status.value);
+    for (const item of meta.value.split(",").map((s) => s.trim()).filter(Boolean)) params.append("metadata", item);
+    const teams = await api("GET", "/api/teams?" + params);
+    table.replaceChildren(...teams.map(teamRow));
+    if (!teams.length) table.append(el("tr", {}, el("td", { colspan: 6, text: "no team" })));
+  });
+
+  function teamRow(team) {
+    const actions = el("td", {});
+    if (team.status === "running") actions.append(button("stop", () => lifecycle(team, "stop")));
+    if (team.status === "stopped") {
+      actions.append(button("resume", () => lifecycle(team, "resume")));
+      actions.append(button("delete", () => remove(team)));
+    }
+    return el("tr", { "data-team": team.team_id },
+      el("td", {}, el("a", { href: "#/team/" + team.team_id, text: team.name || "(unnamed)" })),
+      el("td", { class: "mono", text: team.team_id }),
+      el("td", { class: "status-" + team.status, text: team.status + (team.running_here ? " here" : "") }),
+      el("td", { text: time(team.updated_at) }),
+      el("td", { text: team.metadata_indexes.map((e) => e.replace("|", "=")).join(", ") }),
+      actions);
+  }
+
+  const lifecycle = attempt(async (team, verb) => {
+    flash(verb + "ping " + team.team_id + "…");
+    await api("POST", `/api/teams/${team.team_id}/${verb}`);
+    flash("");
+    await refresh();
+  });
+
+  const remove = attempt(async (team) => {
+    if (!window.confirm(`Delete team ${team.name || ""} ${team.team_id}? Its whole history is removed.`)) return;
+    await api("DELETE", `/api/teams/${team.team_id}?confirm=${team.team_id}`);
+    await refresh();
+  });
+
+  const createFromExample = attempt(async () => {
+    if (!examples.value) throw new Error("no example selected");
+    const team = await api("POST", "/api/teams", { example: examples.value });
+    location.hash = "#/team/" + team.team_id;
+  });
+
+  const createFromFile = attempt(async () => {
+    const chosen = file.files[0];
+    if (!chosen) throw new Error("choose a card file first");
+    const team = await api("POST", "/api/teams", { card: await chosen.text(), source: chosen.name });
+    location.hash = "#/team/" + team.team_id;
+  });
+
+  view.append(
+    el("section", { class: "toolbar" }, search, status, meta, button("filter", refresh, "filter")),
+    el("table", { class: "teams" },
+      el("thead", {}, el("tr", {}, ...["name", "id", "status", "updated", "metadata", ""].map((h) => el("th", { text: h })))),
+      table),
+    el("section", { class: "create" },
+      el("h2", { text: "Create a team" }),
+      el("div", {}, examples, button("create from example", createFromExample, "create-example")),
+      el("div", {}, file, button("create from file", createFromFile, "create-file"))));
+  search.addEventListener("keydown", (e) => { if (e.key === "Enter") refresh(); });
+  await refresh();
+  try {
+    const found = await api("GET", "/api/examples");
+    examples.replaceChildren(...found.map((x) => el("option", { value: x.name, text: x.name })));
+  } catch (error) {
+    flash(error.message, true);
+  }
+}
+
+function button(label, action, testid) {
+  return el("button", { type: "button", text: label, "data-testid": testid || label, on: { click: action } });
+}
+
+// ------------------------------------------------------------------ team page
+
+let current = null; // the open team page (closed when navigating away)
+
+async function showTeam(teamId) {
+  const view = document.getElementById("view");
+  view.replaceChildren();
+  const page = new TeamPage(teamId, view);
+  current = page;
+  await page.start();
+}
+
+class TeamPage {
+  constructor(teamId, root) {
+    this.id = teamId;
+    this.root = root;
+    this.seen = new Set();
+    this.oldest = null;
+    this.timer = null;
+    this.header = el("section", { class: "team-header" });
+    this.older = button("load older messages", attempt(() => this.loadOlder()), "older");
+    this.conversation = el("ol", { class: "conversation", "data-testid": "conversation" });
+    this.input = el("input", { list: "completions", placeholder: "message, @Member message or /command", "data-testid": "message" });
+    this.completions = el("datalist", { id: "completions" });
+    this.roster = el("tbody", { "data-testid": "roster" });
+    this.questions = el("div", { class: "questions", "data-testid": "questions" });
+    this.panes = el("div", { class: "panes", "data-testid": "panes" });
+    this.inspector = el("ol", { class: "inspector", "data-testid": "inspector" });
+    this.detail = el("pre", { class: "detail", "data-testid": "event-json" });
+    this.filterType = el("input", { placeholder: "type", "data-testid": "inspect-type" });
+    this.filterMember = el("input", { placeholder: "member", "data-testid": "inspect-member" });
+    const form = el("form", { class: "send", on: { submit: (e) => { e.preventDefault(); this.send(); } } },
+      this.input, this.completions, el("button", { type: "submit", text: "send", "data-testid": "send" }));
+    root.append(
+      this.header,
+      el("div", { class: "columns" },
+        el("section", { class: "talk" }, el("h2", { text: "Conversation" }), this.older, this.conversation, form),
+        el("aside", {},
+          el("h2", { text: "Questions for you" }), this.questions,
+          el("h2", { text: "Members" }),
+          el("table", {}, el("thead", {}, el("tr", {}, ...["member", "role", "model", "state", "tokens in/out"].map((h) => el("th", { text: h })))), this.roster),
+          el("h2", { text: "Tools" }), this.panes)),
+      el("section", { class: "inspect" },
+        el("h2", { text: "Event inspector" }),
+        el("div", { class: "toolbar" }, this.filterType, this.filterMember, button("inspect", attempt(() => this.loadInspector()), "inspect")),
+        el("div", { class: "columns" }, this.inspector, this.detail)));
+  }
+
+  closed() { return current !== this; }
+
+  async start() {
+    this.connect();
+    await attempt(async () => {
+      await this.loadHeader();
+      await this.loadHistory();
+      await this.refreshSide();
+      await this.loadPanes();
+    })();
+  }
+
+  connect() {
+    const url = `/api/teams/${this.id}/stream` + (TOKEN ? "?token=" + encodeURIComponent(TOKEN) : "");
+    this.stream = new EventSource(url);
+    this.stream.onmessage = (event) => {
+      if (this.closed()) { this.stream.close(); return; }
+      const row = JSON.parse(event.data);
+      if (row.kind === "status") { this.loadHeader(); this.scheduleSide(); return; }
+      if (row.kind === "reset") { this.conversation.replaceChildren(); this.seen.clear(); this.loadHistory(); return; }
+      this.addInspected(row, false);
+      if (row.kind === "message") { this.addMessage(row, false); this.scheduleSide(); }
+      else if (row.type === "StartMessage" || row.type === "ReceivedMessage" || row.type === "ProcessedMessage") this.scheduleSide();
+    };
+  }
+
+  scheduleSide() {
+    if (this.timer) return;
+    this.timer = setTimeout(() => { this.timer = null; if (!this.closed()) attempt(() => this.refreshSide())(); }, 300);
+  }
+
+  async loadHeader() {
+    const team = await api("GET", `/api/teams/${this.id}`);
+    this.team = team;
+    const actions = [];
+    if (team.status === "running") actions.push(button("stop", attempt(() => this.lifecycle("stop")), "team-stop"));
+    if (team.status === "stopped") {
+      actions.push(button("resume", attempt(() => this.lifecycle("resume")), "team-resume"));
+      actions.push(button("delete", attempt(() => this.remove()), "team-delete"));
+    }
+    this.header.replaceChildren(
+      el("h1", { text: team.name || "(unnamed team)" }),
+      el("span", { class: "mono", text: team.team_id }),
+      el("span", { class: "status-" + team.status, "data-testid": "team-status", text: team.status + (team.running_here ? " (here)" : "") }),
+      el("span", { text: team.event_count + " events" }),
+      ...actions);
+    const names = Object.entries(team.commands || {}).flatMap(([member, cmds]) => cmds.map((c) => `${member} /${c}`));
+    this.commandHints = names;
+  }
+
+  async lifecycle(verb) {
+    flash(verb + "ping…");
+    await api("POST", `/api/teams/${this.id}/${verb}`);
+    flash("");
+    await this.loadHeader();
+    await this.refreshSide();
+  }
+
+  async remove() {
+    if (!window.confirm(`Delete team ${this.team.name || ""} ${this.id}? Its whole history is removed.`)) return;
+    await api("DELETE", `/api/teams/${this.id}?confirm=${this.id}`);
+    location.hash = "#/";
+  }
+
+  async loadHistory() {
+    const page = await api("GET", `/api/teams/${this.id}/events?kind=message&limit=200`);
+    this.oldest = page.next_before;
+    for (const row of page.events) this.addMessage(row, false);
+    this.older.hidden = this.oldest === null;
+  }
+
+  async loadOlder() {
+    if (this.oldest === null) return;
+    const page = await api("GET", `/api/teams/${this.id}/events?kind=message&limit=200&before=${this.oldest}`);
+    this.oldest = page.next_before;
+    for (const row of page.events.slice().reverse()) this.addMessage(row, true);
+    this.older.hidden = this.oldest === null;
+  }
+
+  addMessage(row, atTop) {
+    if (this.seen.has(row.id)) return;
+    this.seen.add(row.id);
+    const item = el("li", { class: row.to_human ? "to-human" : "", "data-testid": "message-row" },
+      el("div", { class: "meta" },
+        el("span", { class: "who", text: `${row.sender || "?"} → ${row.recipient || "?"}` }),
+        el("span", { class: "kind", text: [row.intent, row.message_type].filter(Boolean).join(" · ") }),
+        el("time", { text: time(row.time) })),
+      el("div", { class: "content", "data-testid": "message-content", text: row.content === null ? "(" + row.message_type + ")" : row.content }));
+    if (atTop) this.conversation.prepend(item);
+    else {
+      this.conversation.append(item);
+      item.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  async send() {
+    const text = this.input.value;
+    if (!text.trim()) return;
+    await attempt(async () => {
+      await api("POST", `/api/teams/${this.id}/messages`, { text });
+      this.input.value = "";
+    })();
+  }
+
+  async refreshSide() {
+    const [members, questions] = await Promise.all([
+      api("GET", `/api/teams/${this.id}/roster`),
+      api("GET", `/api/teams/${this.id}/questions`),
+    ]);
+    if (this.closed()) return;
+    this.roster.replaceChildren(...members.map((m) => el("tr", { "data-member": m.name },
+      el("td", { text: m.name }), el("td", { text: m.role }), el("td", { text: m.model || "" }),
+      el("td", { class: m.busy ? "busy" : "idle", text: m.human ? "human" : (m.busy ? "busy" : "idle") }),
+      el("td", { text: `${m.input_tokens} / ${m.output_tokens}` }))));
+    const hints = [...members.filter((m) => !m.human).map((m) => m.name + " "), ...(this.commandHints || [])];
+    this.completions.replaceChildren(...hints.map((h) => el("option", { value: h })));
+    this.questions.replaceChildren(...questions.map((q) => this.question(q)));
+    if (!questions.length) this.questions.append(el("p", { class: "quiet", text: "none" }));
+  }
+
+  question(q) {
+    const answer = el("textarea", { rows: 2, "data-testid": "answer-text" });
+    const submit = attempt(async () => {
+      await api("POST", `/api/teams/${this.id}/questions/${q.id}/answer`, { text: answer.value });
+      await this.refreshSide();
+    });
+    return el("div", { class: "question", "data-testid": "question" },
+      el("div", { class: "meta", text: `${q.from} asks ${q.to} (${time(q.time)})` }),
+      el("div", { class: "content", text: q.content }),
+      answer, button("answer", submit, "answer"));
+  }
+
+  async loadPanes() {
+    const panes = await api("GET", `/api/teams/${this.id}/panes`);
+    this.panes.replaceChildren(...panes.map((pane) => {
+      const body = el("div", { class: "pane-body" });
+      if (pane.error) body.append(el("p", { class: "error", text: pane.error }));
+      for (const block of pane.blocks) body.append(renderBlock(block));
+      return el("details", { class: "pane", open: true, "data-pane": pane.name },
+        el("summary", { text: pane.title + (pane.source === "context" ? " (context)" : "") }), body);
+    }));
+    if (!panes.length) this.panes.append(el("p", { class: "quiet", text: "no tool card" }));
+  }
+
+  async loadInspector() {
+    const params = new URLSearchParams({ limit: "200" });
+    if (this.filterType.value) params.set("type", this.filterType.value);
+    if (this.filterMember.value) params.set("member", this.filterMember.value);
+    const page = await api("GET", `/api/teams/${this.id}/events?` + params);
+    this.inspector.replaceChildren();
+    for (const row of page.events) this.addInspected(row, true);
+  }
+
+  addInspected(row, forced) {
+    if (!forced) {
+      if (!this.inspector.childElementCount) return; // the inspector was not opened
+      if (this.filterType.value && row.type !== this.filterType.value && row.message_type !== this.filterType.value) return;
+      if (this.filterMember.value && row.sender !== this.filterMember.value && row.recipient !== this.filterMember.value) return;
+    }
+    const show = attempt(async () => {
+      const data = row.seq ? await api("GET", `/api/teams/${this.id}/events/${row.seq}`) : row;
+      this.detail.textContent = JSON.stringify(data, null, 2);
+    });
+    this.inspector.append(el("li", { on: { click: show }, "data-testid": "inspected" },
+      el("span", { class: "mono", text: row.seq === null ? "live" : "#" + row.seq }), " ",
+      el("span", { text: row.type + (row.message_type ? " / " + row.message_type : "") }), " ",
+      el("span", { class: "quiet", text: row.sender || "" })));
+  }
+}
+
+function renderBlock(block) {
+  if (block.kind === "list") return el("ul", {}, ...block.items.map((item) => el("li", { text: item })));
+  if (block.kind === "table") {
+    return el("table", {},
+      el("thead", {}, el("tr", {}, ...block.columns.map((c) => el("th", { text: c })))),
+      el("tbody", {}, ...block.rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", { text: cell }))))));
+  }
+  return el("pre", { class: "pane-text", text: block.text });
+}
+
+// ------------------------------------------------------------------ routing
+
+function route() {
+  if (current && current.stream) current.stream.close();
+  current = null;
+  const match = location.hash.match(/^#\/team\/([0-9a-fA-F-]{36})$/);
+  flash("");
+  if (match) showTeam(match[1]);
+  else showList();
+}
+
+window.addEventListener("hashchange", route);
+route();

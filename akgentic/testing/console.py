@@ -1,0 +1,191 @@
+"""Console test helpers: a console served from a thread, and a reader of its event stream.
+
+Needs the console's web libraries and ``httpx`` (the ``dev`` extra).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from akgentic.console.server import ConsoleThread, open_console
+from akgentic.team.urls import open_event_store
+
+__all__ = ["ServeProcess", "StreamReader", "running_console"]
+
+
+@contextmanager
+def running_console(
+    store_url: str, *, token: str | None = None, host: str = "127.0.0.1"
+) -> Iterator[tuple[ConsoleThread, httpx.Client]]:
+    """A console over ``store_url`` served from a thread, and a client on it."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with (
+        open_console(open_event_store(store_url), host=host, token=token) as console,
+        ConsoleThread(console.app, before_exit=console.close_streams) as server,
+        httpx.Client(base_url=server.url, headers=headers, timeout=60) as client,
+    ):
+        server.console = console
+        yield server, client
+
+
+class StreamReader:
+    """Reads a team's event stream on a thread; rows arrive in :attr:`rows`."""
+
+    def __init__(self, client: httpx.Client, team_id: str) -> None:
+        self.rows: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.connected = threading.Event()
+        self._client = client
+        self._team_id = team_id
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        if not self.connected.wait(30):
+            raise AssertionError("the stream did not connect")
+
+    def _read(self) -> None:
+        try:
+            self._read_lines()
+        except httpx.HTTPError:
+            if not self._stop.is_set():
+                raise
+
+    def _read_lines(self) -> None:
+        with self._client.stream("GET", f"/api/teams/{self._team_id}/stream") as response:
+            response.raise_for_status()
+            for line in response.iter_lines():
+                if line.startswith(": connected"):
+                    self.connected.set()
+                if line.startswith("data: "):
+                    self.rows.put(json.loads(line[len("data: ") :]))
+                if self._stop.is_set():
+                    return
+
+    def wait_for(
+        self, match: Callable[[dict[str, Any]], bool], timeout: float = 60
+    ) -> dict[str, Any]:
+        """The first row (from now on) for which ``match`` is true; fails after ``timeout``."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no matching row arrived on the stream in time")
+            try:
+                row = self.rows.get(timeout=left)
+            except queue.Empty:
+                continue
+            if match(row):
+                return row
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+class ServeProcess:
+    """``akgentic serve`` as a child process on a free loopback port (``with`` block).
+
+    ``args`` are added to the command line; the process's stderr (where the URL
+    and any generated token are printed) is kept in :attr:`output` once it ended,
+    and read live by :meth:`wait_for_output`.
+    """
+
+    def __init__(self, store_url: str, cwd: str, *args: str, env: dict[str, str] | None = None):
+        import os
+        import socket
+        import sys
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.command = [
+            sys.executable,
+            "-m",
+            "akgentic.cli",
+            "serve",
+            "--store",
+            store_url,
+            "--port",
+            str(self.port),
+            *args,
+        ]
+        self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.cwd = cwd
+        self.output = ""
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.process: Any = None
+
+    def __enter__(self) -> ServeProcess:
+        import subprocess
+        import time
+
+        self.process = subprocess.Popen(
+            self.command,
+            cwd=self.cwd,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        threading.Thread(target=self._pump, daemon=True).start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"akgentic serve exited early: {self.output}")
+            try:
+                httpx.get(self.url + "static/console.css", timeout=2)
+                return self
+            except httpx.TransportError:
+                self.process_wait(0.1)
+        raise AssertionError("akgentic serve did not answer within 60 s")
+
+    def process_wait(self, seconds: float) -> None:
+        """Wait up to ``seconds`` for the process to end (a bounded pause)."""
+        import subprocess
+
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(seconds)
+
+    def _pump(self) -> None:
+        for line in self.process.stderr:
+            self.output += line
+            self._lines.put(line)
+
+    def wait_for_output(self, text: str, timeout: float = 30) -> str:
+        """The first line of the process's stderr containing ``text``."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        for line in self.output.splitlines():
+            if text in line:
+                return line
+        while time.monotonic() < deadline:
+            try:
+                line = self._lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if text in line:
+                return line
+        raise AssertionError(f"{text!r} never printed; output: {self.output}")
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+        import subprocess
+
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)

@@ -1,0 +1,138 @@
+"""Fixtures of the console tests: a scripted model, a team card on it, a console over SQLite."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from akgentic.testing.llm_server import ScriptedLLMServer, ScriptStep
+
+QUESTION = "Which colour should the report be?"
+_RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
+
+CARD = """\
+name: console-team
+description: A manager who answers the human and asks it questions
+entry_point:
+  card:
+    agent_class: akgentic.agent.HumanProxy
+    description: The person at the console
+    config: {{name: "@Human", role: Human}}
+members:
+  - card:
+      agent_class: akgentic.agent.BaseAgent
+      description: Answers the human
+      config:
+        name: "@Manager"
+        role: Manager
+        prompt: {{template: "You answer the human."}}
+        model_cfg:
+          {{provider: openai-chat, model: {model}, base_url: '{base_url}', api_key: scripted}}
+        tools:
+          - card: skill
+            skills:
+              skills:
+                - {{name: reporting, description: How reports are written., content: Short.}}
+          - card: notification
+message_types:
+  - akgentic.agent.AgentMessage
+"""
+
+
+def _last_received(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    if not users:
+        return None
+    content = users[-1].get("content")
+    if isinstance(content, list):
+        content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    marks = list(_RECEIVED.finditer(str(content)))
+    if not marks:
+        return None
+    mark = marks[-1]
+    return mark.group(1), mark.group(2), str(content)[mark.end() :].strip()
+
+
+class ConsoleScript:
+    """The manager's model: echoes requests, asks the human when told ``ask me``.
+
+    - a request from the human containing ``ask me``: a request to the human (a question);
+    - a response from the human: thanks it, quoting the answer;
+    - any other request: a response ``Echo: <text>``.
+    """
+
+    def __call__(self, body: dict[str, Any]) -> ScriptStep:
+        from akgentic.agent.output_models import Request, StructuredOutput
+        from akgentic.testing.llm_server import structured
+
+        latest = _last_received(body)
+        requests: list[Request] = []
+        if latest is not None:
+            intent, sender, content = latest
+            if intent == "request" and "ask me" in content:
+                requests.append(Request(recipient=sender, message_type="request", message=QUESTION))
+            elif intent == "response":
+                requests.append(
+                    Request(recipient=sender, message_type="response", message=f"Noted: {content}")
+                )
+            elif intent == "request":
+                requests.append(
+                    Request(recipient=sender, message_type="response", message=f"Echo: {content}")
+                )
+        return structured(StructuredOutput(messages=requests))
+
+
+@pytest.fixture
+def question() -> str:
+    """What the scripted manager asks the human."""
+    return QUESTION
+
+
+@pytest.fixture
+def script_server() -> Iterator[ScriptedLLMServer]:
+    """A scripted OpenAI-compatible server playing :class:`ConsoleScript`."""
+    with ScriptedLLMServer(fallback=ConsoleScript()) as server:
+        yield server
+
+
+@pytest.fixture
+def card_text(script_server: ScriptedLLMServer) -> str:
+    """The console team's card, its model pointing at ``script_server``."""
+    return CARD.format(model=script_server.model, base_url=script_server.base_url)
+
+
+@pytest.fixture
+def card_file(tmp_path: Path, card_text: str) -> Path:
+    """The console team's card as a file."""
+    path = tmp_path / "console-team.yaml"
+    path.write_text(card_text)
+    return path
+
+
+@pytest.fixture
+def store_url(tmp_path: Path) -> str:
+    """A SQLite store under tmp_path (created by the console)."""
+    return f"sqlite:///{tmp_path}/console.db"
+
+
+@pytest.fixture(scope="module")
+def shared_console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A console (base URL) over a fresh store with one team that already talked (its id)."""
+    from akgentic.testing.console import StreamReader, running_console
+
+    directory = tmp_path_factory.mktemp("console")
+    with ScriptedLLMServer(fallback=ConsoleScript()) as server:
+        text = CARD.format(model=server.model, base_url=server.base_url)
+        with running_console(f"sqlite:///{directory}/console.db") as (console, client):
+            team_id = client.post("/api/teams", json={"card": text}).json()["team_id"]
+            reader = StreamReader(client, team_id)
+            try:
+                client.post(f"/api/teams/{team_id}/messages", json={"text": "please ask me"})
+                reader.wait_for(lambda row: row["kind"] == "message" and row["to_human"])
+            finally:
+                reader.close()
+            yield console.url, team_id

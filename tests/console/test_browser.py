@@ -1,0 +1,153 @@
+"""The console in a real browser: Debian's Chromium driven by Playwright.
+
+``akgentic serve`` runs as a child process over a SQLite store; the team runs on
+the scripted model. The walk-through: the list, creating a team from a card
+file, a message answered live, a question for the human answered, an HTML and
+script message shown as text (no script runs), stop and resume with the history,
+the tool panes, a restart of the console with the question still pending.
+
+Set ``AKGENTIC_CONSOLE_SCREENSHOTS=1`` to save the screenshots under ``docs/``
+(``docs/console.md`` shows them). Skipped when Chromium is absent, except under
+``CI=true``, where its absence fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from akgentic.testing.console import ServeProcess
+
+CHROMIUM = "/usr/bin/chromium"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
+WAIT_MS = 60_000
+
+
+def _chromium_or_skip() -> str:
+    if Path(CHROMIUM).exists() or shutil.which("chromium"):
+        return CHROMIUM if Path(CHROMIUM).exists() else str(shutil.which("chromium"))
+    if os.environ.get("CI") == "true":
+        pytest.fail("Chromium is missing in CI (.ci/run installs it with apt-get)")
+    pytest.skip("Chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """A headless Chromium (the system's, never a downloaded build)."""
+    executable = _chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-extensions",
+                "--no-first-run",
+            ],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _shot(page: Any, name: str) -> None:
+    if os.environ.get("AKGENTIC_CONSOLE_SCREENSHOTS"):
+        page.screenshot(path=str(DOCS / f"console-{name}.png"), full_page=True)
+
+
+def _message(page: Any, text: str) -> Any:
+    return page.get_by_test_id("message-content").filter(has_text=text).first
+
+
+def test_the_walk_through_in_a_real_browser(
+    browser: Any, store_url: str, card_file: Path, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=WAIT_MS)
+    errors: list[str] = []
+    with ServeProcess(store_url, str(tmp_path)) as serve:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(serve.url)
+        expect(page.get_by_test_id("teams")).to_contain_text("no team")
+        _shot(page, "list")
+
+        page.get_by_test_id("card-file").set_input_files(str(card_file))
+        page.get_by_test_id("create-file").click()
+        expect(page.get_by_test_id("team-status")).to_contain_text("running")
+        expect(page.get_by_test_id("roster")).to_contain_text("@Manager")
+        team_id = page.url.rsplit("/", 1)[1]
+
+        page.get_by_test_id("message").fill("hello team")
+        page.get_by_test_id("send").click()
+        expect(_message(page, "Echo: hello team")).to_be_visible()
+
+        page.get_by_test_id("message").fill(HOSTILE)
+        page.get_by_test_id("send").click()
+        expect(_message(page, "Echo: <script>")).to_be_visible()
+        assert _message(page, "Echo: <script>").text_content() == f"Echo: {HOSTILE}"
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator('[data-testid="conversation"] img').count() == 0
+        assert page.locator('[data-testid="conversation"] script').count() == 0
+
+        page.get_by_test_id("message").fill("please ask me")
+        page.get_by_test_id("send").click()
+        question = page.get_by_test_id("question")
+        expect(question).to_contain_text("Which colour")
+        expect(page.get_by_test_id("panes")).to_contain_text("reporting")
+        _shot(page, "team")
+        question.get_by_test_id("answer-text").fill("blue")
+        question.get_by_test_id("answer").click()
+        expect(_message(page, "Noted: blue")).to_be_visible()
+        expect(page.get_by_test_id("questions")).to_contain_text("none")
+
+        page.get_by_test_id("inspect").click()
+        page.get_by_test_id("inspected").first.click()
+        expect(page.get_by_test_id("event-json")).to_contain_text('"sequence": 1')
+
+        page.get_by_test_id("team-stop").click()
+        expect(page.get_by_test_id("team-status")).to_contain_text("stopped")
+        page.get_by_test_id("team-resume").click()
+        expect(page.get_by_test_id("team-status")).to_contain_text("running")
+        page.reload()
+        expect(_message(page, "Echo: hello team")).to_be_visible()
+        expect(_message(page, "Noted: blue")).to_be_visible()
+
+        # A question left open while the console restarts.
+        page.get_by_test_id("message").fill("please ask me again")
+        page.get_by_test_id("send").click()
+        expect(page.get_by_test_id("question")).to_contain_text("Which colour")
+        page.close()
+
+    with ServeProcess(store_url, str(tmp_path)) as serve:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(serve.url + f"#/team/{team_id}")
+        expect(page.get_by_test_id("team-status")).to_contain_text("stopped")
+        expect(page.get_by_test_id("question")).to_contain_text("Which colour")
+        page.get_by_test_id("team-resume").click()
+        expect(page.get_by_test_id("team-status")).to_contain_text("running")
+        page.get_by_test_id("answer-text").fill("green")
+        page.get_by_test_id("answer").click()
+        expect(_message(page, "Noted: green")).to_be_visible()
+
+        page.get_by_test_id("team-stop").click()
+        expect(page.get_by_test_id("team-delete")).to_be_visible()
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.get_by_test_id("team-delete").click()
+        expect(page.get_by_test_id("teams")).to_contain_text("no team")
+        page.close()
+    assert errors == []
