@@ -12,9 +12,10 @@ import logging
 from typing import Any
 
 from akgentic.core.agent import Akgent
+from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.tool import RetriableError
-from akgentic.tool.core.event import ToolStateSequence
+from akgentic.tool.core.event import ToolStateEvent, ToolStateSequence
 from akgentic_knowledge_graph.graph import GraphIndex, entity_text, relation_text
 from akgentic_knowledge_graph.models import (
     COLLECTION,
@@ -23,6 +24,7 @@ from akgentic_knowledge_graph.models import (
     GraphView,
     KnowledgeGraphConfig,
     KnowledgeGraphState,
+    KnowledgeGraphStateEvent,
     ManageGraph,
     SearchQuery,
 )
@@ -34,6 +36,8 @@ __all__ = ["KnowledgeGraphActor"]
 logger = logging.getLogger(__name__)
 
 _STORE_TIMEOUT_S = 30.0
+CHECKPOINT_EVERY = 200
+"""State events between two published copies of the whole graph."""
 
 
 class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
@@ -114,10 +118,10 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         done = self._index.apply(update)
         self._sync_vectors(done.unindex, done.embed_entities, done.embed_relations)
         if done.event.has_changes():
-            self.state.knowledge_graph = self._index.snapshot()
             self.notify_event(self._events.next_event(done.event))
             self.state.state_event_seq = self._events.last_seq
-            self.state.notify_state_change()
+            if self.state.state_event_seq - self.state.snapshot_seq >= CHECKPOINT_EVERY:
+                self._checkpoint()
         if done.errors:
             raise RetriableError("Update errors: " + "; ".join(done.errors))
         return "Done"
@@ -154,6 +158,22 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         if entries:
             self._store.add(COLLECTION, entries)
 
+    # ----------------------------------------------------------- checkpoint
+
+    def _checkpoint(self) -> None:
+        """Copy the graph into the state and publish it (bounds the replay on restore)."""
+        self._refresh_snapshot()
+        self.state.notify_state_change()
+
+    def _refresh_snapshot(self) -> None:
+        self.state.knowledge_graph = self._index.snapshot()
+        self.state.snapshot_seq = self.state.state_event_seq
+
+    def on_stop(self) -> None:
+        """The stop checkpoint carries the current graph."""
+        self._refresh_snapshot()
+        super().on_stop()
+
     # -------------------------------------------------------------- restore
 
     def init_state(self, state: KnowledgeGraphState) -> None:
@@ -161,6 +181,28 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         super().init_state(state)
         self._index = GraphIndex(self.state.knowledge_graph)
         self._events = ToolStateSequence(GRAPH_ACTOR_NAME, self.state.state_event_seq)
+        self._heal()
+
+    def init_llm_context(self, events: list[EventMessage]) -> None:
+        """Replay the graph's own state events newer than the checkpoint, in order."""
+        last = self.state.snapshot_seq
+        for message in events:
+            event = message.event
+            if not (isinstance(event, ToolStateEvent) and event.tool_id == GRAPH_ACTOR_NAME):
+                continue
+            payload = event.payload
+            if event.seq <= last or not isinstance(payload, KnowledgeGraphStateEvent):
+                continue
+            self._index.replay(payload)
+            last = event.seq
+        if last == self.state.snapshot_seq:
+            return
+        self.state.state_event_seq = last
+        self._events = ToolStateSequence(GRAPH_ACTOR_NAME, last)
+        self._refresh_snapshot()
+        self._heal()
+
+    def _heal(self) -> None:
         if self._store is None:
             return
         try:

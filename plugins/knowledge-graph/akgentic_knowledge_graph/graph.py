@@ -72,7 +72,9 @@ class GraphIndex:
         self.relation_types: Counter[str] = Counter()
         self.roots: dict[str, None] = {}
         self.by_id: dict[UUID, Entity] = {}
-        self.folded: dict[UUID, str] = {}
+        # Folded search text per item, entities and relations apart, in graph order.
+        self.entity_folds: dict[UUID, str] = {}
+        self.relation_folds: dict[UUID, str] = {}
         for entity in (graph or KnowledgeGraph()).entities:
             self._put_entity(entity)
         for relation in (graph or KnowledgeGraph()).relations:
@@ -101,12 +103,12 @@ class GraphIndex:
         else:
             self.roots.pop(entity.name, None)
         self.adjacent.setdefault(entity.name, {})
-        self.folded[entity.id] = _entity_fold(entity)
+        self.entity_folds[entity.id] = _entity_fold(entity)
 
     def _drop_entity(self, entity: Entity) -> None:
         del self.entities[entity.name]
         self.by_id.pop(entity.id, None)
-        self.folded.pop(entity.id, None)
+        self.entity_folds.pop(entity.id, None)
         self.roots.pop(entity.name, None)
         self.adjacent.pop(entity.name, None)
         self.entity_types[entity.entity_type] -= 1
@@ -121,7 +123,7 @@ class GraphIndex:
         self.adjacent.setdefault(relation.from_entity, {})[relation.id] = None
         self.adjacent.setdefault(relation.to_entity, {})[relation.id] = None
         self.relation_types[relation.relation_type] += 1
-        self.folded[relation.id] = _relation_fold(relation)
+        self.relation_folds[relation.id] = _relation_fold(relation)
 
     def _drop_relation(self, relation: Relation) -> None:
         del self.relations[relation.id]
@@ -130,7 +132,7 @@ class GraphIndex:
             links = self.adjacent.get(end)
             if links is not None:
                 links.pop(relation.id, None)
-        self.folded.pop(relation.id, None)
+        self.relation_folds.pop(relation.id, None)
         self.relation_types[relation.relation_type] -= 1
         if not self.relation_types[relation.relation_type]:
             del self.relation_types[relation.relation_type]
@@ -240,6 +242,23 @@ class GraphIndex:
         )
         return done
 
+    def replay(self, event: KnowledgeGraphStateEvent) -> None:
+        """Apply a logged state event (restore): removals, then additions and changes."""
+        for rid in event.relations_removed:
+            relation = self.relations.get(rid)
+            if relation is not None:
+                self._drop_relation(relation)
+        for uid in event.entities_removed:
+            entity = self.by_id.get(uid)
+            if entity is not None:
+                for rel_id in list(self.adjacent.get(entity.name, {})):
+                    self._drop_relation(self.relations[rel_id])
+                self._drop_entity(entity)
+        for entity in [*event.entities_added, *event.entities_modified]:
+            self._put_entity(entity)
+        for relation in event.relations_added:
+            self._put_relation(relation)
+
     # ---------------------------------------------------------------- reads
 
     def neighbours(self, name: str, relation_types: set[str] | None = None) -> list[str]:
@@ -320,9 +339,17 @@ class GraphIndex:
         terms = [t for t in terms if t]
         if not terms:
             return [], []
-        folded = self.folded
-        entities = [e for e in self.entities.values() if all(t in folded[e.id] for t in terms)]
-        relations = [r for r in self.relations.values() if all(t in folded[r.id] for t in terms)]
+        first, rest = terms[0], terms[1:]
+        # One substring test per item for the first term; the others only on survivors.
+        entity_ids = [k for k, text in self.entity_folds.items() if first in text]
+        relation_ids = [k for k, text in self.relation_folds.items() if first in text]
+        if rest:
+            entity_ids = [k for k in entity_ids if all(t in self.entity_folds[k] for t in rest)]
+            relation_ids = [
+                k for k in relation_ids if all(t in self.relation_folds[k] for t in rest)
+            ]
+        entities = [self.by_id[k] for k in entity_ids]
+        relations = [self.relations[k] for k in relation_ids]
         return entities, relations
 
     def shortest_path(self, start: str, goal: str) -> list[Entity | Relation] | None:

@@ -202,6 +202,8 @@ class KnowledgeGraphState(BaseState):
 
     knowledge_graph: KnowledgeGraph = Field(default_factory=KnowledgeGraph)
     state_event_seq: int = 0
+    snapshot_seq: int = 0
+    """The event ``knowledge_graph`` reflects; a restore replays the events after it."""
 
 
 class KnowledgeGraphConfig(BaseConfig):

@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from akgentic.core.agent import Akgent
+from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.tool import RetriableError
-from akgentic.tool.core.event import ToolStateSequence
+from akgentic.tool.core.event import ToolStateEvent, ToolStateSequence
 from akgentic_planning.models import (
     COLLECTION,
     PLANNING_ACTOR_NAME,
@@ -199,8 +200,8 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
         )
         if event.has_changes():
             self.notify_event(self._events.next_event(event))
-            self.state.state_event_seq = self._events.last_seq
-            self.state.notify_state_change()
+            # The board in the state is live, so any checkpoint reflects this event.
+            self.state.state_event_seq = self.state.snapshot_seq = self._events.last_seq
         if errors:
             raise RetriableError("Update errors: " + "; ".join(errors))
         return "Done"
@@ -240,6 +241,33 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
         super().init_state(state)
         self._index = {t.id: i for i, t in enumerate(self.state.task_list)}
         self._events = ToolStateSequence(PLANNING_ACTOR_NAME, self.state.state_event_seq)
+        self._heal()
+
+    def init_llm_context(self, events: list[EventMessage]) -> None:
+        """Replay the board's own state events newer than the checkpoint, in order."""
+        tasks = {t.id: t for t in self.state.task_list}
+        last = self.state.snapshot_seq
+        for message in events:
+            event = message.event
+            if not (isinstance(event, ToolStateEvent) and event.tool_id == PLANNING_ACTOR_NAME):
+                continue
+            payload = event.payload
+            if event.seq <= last or not isinstance(payload, PlanningStateEvent):
+                continue
+            for task in [*payload.tasks_added, *payload.tasks_modified]:
+                tasks[task.id] = task
+            for task_id in payload.tasks_removed:
+                tasks.pop(task_id, None)
+            last = event.seq
+        if last == self.state.snapshot_seq:
+            return
+        self.state.task_list = list(tasks.values())
+        self.state.state_event_seq = self.state.snapshot_seq = last
+        self._index = {t.id: i for i, t in enumerate(self.state.task_list)}
+        self._events = ToolStateSequence(PLANNING_ACTOR_NAME, last)
+        self._heal()
+
+    def _heal(self) -> None:
         if self._store is None:
             return
         try:

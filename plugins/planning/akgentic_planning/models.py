@@ -121,10 +121,16 @@ class PlanningStateEvent(SerializableBaseModel):
 
 
 class PlanManagerState(BaseState):
-    """The board, in board order, and the number of the last state event sent."""
+    """The board, in board order, and the number of the last state event sent.
+
+    ``snapshot_seq`` is the event the board reflects: a checkpoint taken when the
+    actor stops (or fails a turn) is current; a restore replays the state events
+    after it, so a board change never has to re-serialise the whole board.
+    """
 
     task_list: list[Task] = Field(default_factory=list)
     state_event_seq: int = 0
+    snapshot_seq: int = 0
 
 
 class PlanConfig(BaseConfig):
