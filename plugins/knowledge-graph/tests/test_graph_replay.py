@@ -23,7 +23,9 @@ def test_a_graph_without_a_checkpoint_is_rebuilt_from_its_state_events(team: Any
     events = Events()
     team.proxy.subscribe(events)
     config = KnowledgeGraphConfig(name=GRAPH_ACTOR_NAME, role="ToolActor")
-    graph = ProxyWrapper(team.proxy.getChildrenOrCreate(KnowledgeGraphActor, config=config), 30)
+    graph = ProxyWrapper(
+        team.proxy.getChildrenOrCreate(KnowledgeGraphActor, config=config), timeout=30
+    )
     graph.update_graph(ManageGraph.model_validate(GRAPH))
     graph.update_graph(
         ManageGraph.model_validate(
@@ -34,7 +36,8 @@ def test_a_graph_without_a_checkpoint_is_rebuilt_from_its_state_events(team: Any
     expected = graph.get_graph(None)
 
     fresh_config = KnowledgeGraphConfig(name="#GraphReplay", role="ToolActor")
-    fresh = ProxyWrapper(team.proxy.createActor(KnowledgeGraphActor, config=fresh_config), 30)
+    created = team.proxy.createActor(KnowledgeGraphActor, config=fresh_config)
+    fresh = ProxyWrapper(created, timeout=30)
     fresh.init_state(KnowledgeGraphState())
     fresh.init_llm_context([EventMessage(event=e) for e in events.seen])
     assert fresh.get_graph(None) == expected
