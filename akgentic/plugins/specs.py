@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from akgentic.core.agent import Akgent
-    from akgentic.core.messages.message import Message
     from akgentic.team.store import EventStore
     from akgentic.tool.core.card import ToolCard
 
@@ -257,20 +258,22 @@ class AgentClassSpec(Spec):
 class MessageTypeSpec(Spec):
     """A message or event class that may appear in stored event logs.
 
-    ``aliases`` lists former dotted class paths, so logs written before a class
-    moved still load.
+    Besides ``Message`` subclasses, the payload models stored inside them (a tool's
+    state-event payloads, the rows of a vector store change) register here too, so
+    that their former paths resolve. ``aliases`` lists former dotted class paths, so
+    logs written before a class moved still load.
     """
 
-    message_class: type[Message]
+    message_class: type[BaseModel]
     aliases: tuple[str, ...] = field(default=())
     kind = "message type"
 
     def check(self) -> None:
-        """The class must be a ``Message`` subclass; aliases dotted class paths."""
+        """The class must be a pydantic model (a ``Message`` or a stored payload)."""
         super().check()
-        from akgentic.core.messages.message import Message
+        from pydantic import BaseModel
 
-        self._check_class("message_class", self.message_class, Message, "Message")
+        self._check_class("message_class", self.message_class, BaseModel, "pydantic model")
         aliases: object = self.aliases
         if isinstance(aliases, str) or not all(
             isinstance(alias, str) and "." in alias for alias in self.aliases

@@ -39,7 +39,7 @@ def akgentic_message_types() -> Iterable[MessageTypeSpec]:
         specs.append(
             MessageTypeSpec(
                 name=cls.__name__,
-                message_class=cls,  # type: ignore[arg-type]
+                message_class=cls,
                 aliases=(f"{_ORIGINAL}.models.{cls.__name__}",),
                 description=what,
             )

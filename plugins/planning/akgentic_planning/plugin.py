@@ -31,19 +31,19 @@ def akgentic_message_types() -> Iterable[MessageTypeSpec]:
     return [
         MessageTypeSpec(
             name="PlanningStateEvent",
-            message_class=PlanningStateEvent,  # type: ignore[arg-type]
+            message_class=PlanningStateEvent,
             aliases=(f"{_ORIGINAL}.models.PlanningStateEvent", f"{_ORIGINAL}.PlanningStateEvent"),
             description="One change of the team's task board",
         ),
         MessageTypeSpec(
             name="Task",
-            message_class=Task,  # type: ignore[arg-type]
+            message_class=Task,
             aliases=(f"{_ORIGINAL}.models.Task", f"{_ORIGINAL}.Task"),
             description="One task of the board",
         ),
         MessageTypeSpec(
             name="PlanManagerState",
-            message_class=PlanManagerState,  # type: ignore[arg-type]
+            message_class=PlanManagerState,
             aliases=(f"{_ORIGINAL}.models.PlanManagerState",),
             description="The board as #PlanningTool saves it",
         ),
