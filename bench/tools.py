@@ -16,6 +16,14 @@
 - ``skill`` / ``metadata``: the per-turn cost of their system-prompt callables.
 
 A section whose plugin is not installed is reported as ``{"skipped": "<reason>"}``.
+- ``planning``: 1,000 single-task creates, then single-task updates and hybrid searches
+  on a real ``#PlanningTool`` (in-memory store, hashing embedder), and the characters
+  of one agent's context state at 100 and 1,000 tasks: full, and the delta after one
+  change.
+- ``knowledge_graph``: 10,000 entities and 10,000 relations in batches of 500, then
+  one-entity adds, keyword and hybrid searches, and the summary's size at 1,000 and
+  10,000 entities (same types and roots).
+
 Other card issues add their own section to this object. Run:
 ``.venv/bin/python bench/tools.py [--quick]``.
 """
@@ -321,6 +329,165 @@ def bench_metadata() -> Section:
     return {"first_render_ms": round(first_ms, 2), "prompt_us_per_turn": round(cached_us, 2)}
 
 
+def _board_team() -> tuple[Any, Any]:
+    """A real actor system with an orchestrator, and the orchestrator's proxy."""
+    from akgentic.core import ActorSystem, BaseConfig, Orchestrator
+
+    system = ActorSystem()
+    orchestrator = system.createActor(
+        Orchestrator, config=BaseConfig(name="@O", role="Orchestrator")
+    )
+    return system, system.proxy_ask(orchestrator, Orchestrator)
+
+
+def _hashing_store(team: Any) -> Any:
+    from akgentic.vector import VectorStoreParam, ensure_store_actor
+
+    param = VectorStoreParam(embedding_provider="hashing", embedding_model="hashing", dimension=256)
+    ensure_store_actor(param, team)
+    return param
+
+
+def bench_planning(tasks: int, probes: int) -> Section:
+    """Create/update/search on a real ``#PlanningTool`` with the hashing embedder, and the
+    characters of the context state (full, and the delta after one change)."""
+    if _plugin("akgentic_planning") is None:
+        return {"skipped": "akgentic-planning is not installed"}
+    planning = importlib.import_module("akgentic_planning")
+    plan_actor = importlib.import_module("akgentic_planning.actor").PlanActor
+    build_state = importlib.import_module("akgentic_planning.state").build_state
+
+    from akgentic.core.proxy import ProxyWrapper
+
+    system, team = _board_team()
+    try:
+        config = planning.PlanConfig(
+            name="#PlanningTool", role="ToolActor", vector_store=_hashing_store(team)
+        )
+        board = ProxyWrapper(team.getChildrenOrCreate(plan_actor, config=config), timeout=60)
+        words = ["deploy", "review", "write", "test", "ship", "plan", "fix", "document"]
+        chars: Section = {}
+        started = time.perf_counter()
+        for i in range(tasks):
+            owner = "@Me" if i % 10 == 0 else f"@Member{i % 7}"
+            text = f"{words[i % 8]} part {i} of the {words[(i * 3) % 8]} work"
+            create = planning.TaskCreate(id=i, description=text, owner=owner)
+            board.update_planning(planning.UpdatePlan(create_tasks=[create]), "@Me")
+            if i + 1 in (100, tasks):
+                tasks_now = board.get_tasks()
+                full = build_state(tasks_now, "@Me", True)
+                changed = [
+                    t.model_copy(update={"status": "started"}) if t.id == 0 else t
+                    for t in tasks_now
+                ]
+                delta = build_state(changed, "@Me", True).render_delta(full) or ""
+                chars[f"full_chars_{i + 1}"] = len(full.render_full())
+                chars[f"delta_chars_after_one_change_{i + 1}"] = len(delta)
+        create_ms = (time.perf_counter() - started) * 1000
+        updates = []
+        for i in range(probes):
+            status = "started" if i % 2 == 0 else "pending"
+            change = planning.TaskUpdate(id=(i * 37) % tasks, status=status)
+            plan = planning.UpdatePlan(update_tasks=[change])
+            began = time.perf_counter()
+            board.update_planning(plan, "@Me")
+            updates.append((time.perf_counter() - began) * 1000)
+        searches = []
+        for i in range(probes):
+            began = time.perf_counter()
+            board.search(planning.SearchRequest(query=f"{words[i % 8]} work", mode="hybrid"))
+            searches.append((time.perf_counter() - began) * 1000)
+    finally:
+        system.shutdown(timeout=10)
+    return {
+        f"create_{tasks}_ms": round(create_ms, 1),
+        f"create_one_ms_{tasks}": round(create_ms / tasks, 3),
+        f"update_ms_{tasks}": round(statistics.median(updates), 3),
+        f"search_p50_ms_{tasks}": round(statistics.median(searches), 3),
+        **chars,
+    }
+
+
+def bench_knowledge_graph(entities: int, probes: int) -> Section:
+    """Bulk adds, one-entity adds, keyword and hybrid search at ``entities``, and the
+    summary's size at 1,000 and at ``entities`` (same types and roots)."""
+    if _plugin("akgentic_knowledge_graph") is None:
+        return {"skipped": "akgentic-knowledge-graph is not installed"}
+    kg = importlib.import_module("akgentic_knowledge_graph")
+    graph_actor = importlib.import_module("akgentic_knowledge_graph.actor").KnowledgeGraphActor
+
+    from akgentic.core.proxy import ProxyWrapper
+
+    system, team = _board_team()
+    types = ["person", "company", "project", "document"]
+    summary: Section = {}
+    try:
+        config = kg.KnowledgeGraphConfig(
+            name="#KnowledgeGraphTool", role="ToolActor", vector_store=_hashing_store(team)
+        )
+        graph = ProxyWrapper(team.getChildrenOrCreate(graph_actor, config=config), timeout=120)
+        batch = 500
+        started = time.perf_counter()
+        for start in range(0, entities, batch):
+            names = range(start, min(entities, start + batch))
+            graph.update_graph(
+                kg.ManageGraph.model_validate(
+                    {
+                        "create_entities": [
+                            {
+                                "name": f"E{i}",
+                                "entity_type": types[i % 4],
+                                "description": f"item {i} about topic{i % 97}",
+                                "is_root": i < 3,
+                            }
+                            for i in names
+                        ],
+                        "create_relations": [
+                            {
+                                "from_entity": f"E{i}",
+                                "to_entity": f"E{(i * 7) % (i + 1)}",
+                                "relation_type": "links" if i % 2 else "cites",
+                            }
+                            for i in names
+                        ],
+                    }
+                )
+            )
+            if start + batch == 1000:
+                summary["summary_chars_1000"] = len(graph.summary(True, True).render_full())
+        add_ms = (time.perf_counter() - started) * 1000
+        summary[f"summary_chars_{entities}"] = len(graph.summary(True, True).render_full())
+        adds = []
+        for i in range(probes):
+            one = kg.ManageGraph.model_validate(
+                {
+                    "create_entities": [
+                        {"name": f"X{i}", "entity_type": "person", "description": f"probe {i}"}
+                    ]
+                }
+            )
+            began = time.perf_counter()
+            graph.update_graph(one)
+            adds.append((time.perf_counter() - began) * 1000)
+        keyword, hybrid = [], []
+        for i in range(probes):
+            began = time.perf_counter()
+            graph.search(kg.SearchQuery(query=f"topic{i % 97}", mode="keyword"))
+            keyword.append((time.perf_counter() - began) * 1000)
+            began = time.perf_counter()
+            graph.search(kg.SearchQuery(query=f"about topic{i % 97}", mode="hybrid"))
+            hybrid.append((time.perf_counter() - began) * 1000)
+    finally:
+        system.shutdown(timeout=10)
+    return {
+        f"add_{entities}_entities_and_relations_ms": round(add_ms, 1),
+        f"add_one_ms_{entities}": round(statistics.median(adds), 3),
+        f"search_p50_ms_{entities}": round(statistics.median(keyword), 3),
+        f"hybrid_p50_ms_{entities}": round(statistics.median(hybrid), 3),
+        **summary,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer runs and entries")
@@ -332,6 +499,8 @@ def main() -> None:
     result["mcp"] = bench_mcp(20 if quick else 100)
     result["skill"] = bench_skill(50)
     result["metadata"] = bench_metadata()
+    result["planning"] = bench_planning(1000, 20 if quick else 50)
+    result["knowledge_graph"] = bench_knowledge_graph(10_000, 20 if quick else 50)
     result.update(_workspace_sections(quick))
     print(json.dumps(result))
 

@@ -22,6 +22,8 @@ CARDS = {
     "notification": "akgentic_notification",
     "skill": "akgentic_skill",
     "model": "akgentic_model",
+    "planning": "akgentic_planning",
+    "knowledge_graph": "akgentic_knowledge_graph",
 }
 
 

@@ -14,6 +14,7 @@ from akgentic.tool.core.context_state import ContextProvider
 from akgentic.tool.core.context_update import ContextUpdater
 from akgentic.tool.core.dependencies import sort_by_dependencies
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver, weak_observer
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 
 __all__ = ["EXTRA_COMMANDS_OWNER", "ToolFactory", "wrap_retriable"]
@@ -153,6 +154,29 @@ class ToolFactory:
                 f"tool_state); {type(observer).__name__} is not one"
             )
         return ContextUpdater(observer, self.get_context_states())
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        """Every card's commands, keyed by the param class that serves each.
+
+        The callables are the cards' own (no retry wrapping): an orchestrator or a
+        script calls them directly. :meth:`get_command_registry` builds the parsed,
+        name-keyed form an agent dispatches slash commands through.
+
+        Raises:
+            ValueError: Two cards serve a command under the same param class.
+        """
+        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
+        owners: dict[type[BaseToolParam], str] = {}
+        for card in self.tool_cards:
+            for key, command in card.get_commands().items():
+                if key in commands:
+                    raise ValueError(
+                        f"command param {key.__name__} is served by both {owners[key]} and "
+                        f"{_owner(card)}"
+                    )
+                owners[key] = _owner(card)
+                commands[key] = command
+        return commands
 
     def get_command_registry(
         self, extra_commands: Iterable[Callable[..., Any]] | None = None

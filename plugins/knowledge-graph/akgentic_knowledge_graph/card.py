@@ -1,0 +1,317 @@
+"""``KnowledgeGraphTool``: the team's shared graph of entities and relations.
+
+Every agent carrying the card asks the same :class:`KnowledgeGraphActor`
+(``#KnowledgeGraphTool``, created once through the orchestrator's get-or-create).
+The model sees a summary sized by types and roots as context state, changes the
+graph with ``update_graph`` and finds things with ``search_graph``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import Field, PrivateAttr, ValidationError, field_validator
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.tool import (
+    COMMAND,
+    LLM_CONTEXT,
+    TOOL_CALL,
+    BaseToolParam,
+    Channels,
+    RetriableError,
+    ToolCard,
+    ToolObserver,
+)
+from akgentic.tool.commands import RestOfLine
+from akgentic.tool.core.channels import normalize_system_prompt_to_llm_context
+from akgentic.tool.core.context_state import ContextState
+from akgentic.vector.param import VectorStoreParam
+from akgentic_knowledge_graph.models import (
+    GRAPH_ACTOR_NAME,
+    GraphView,
+    KnowledgeGraphConfig,
+    ManageGraph,
+    SearchQuery,
+)
+from akgentic_knowledge_graph.search import check_query
+
+__all__ = ["GetGraph", "KnowledgeGraphTool", "SearchGraph", "UpdateGraph", "render_graph"]
+
+logger = logging.getLogger(__name__)
+
+ASK_TIMEOUT_S = 30.0
+GONE = "The knowledge graph is unavailable; the agent is shutting down."
+SEMANTIC_DISABLED = (
+    "Semantic search is switched off for this tool (vector_store=False). "
+    "Keyword and hybrid search still work."
+)
+
+
+def render_graph(view: GraphView) -> str:
+    """The whole-graph listing of the ``get_graph`` tool and command."""
+    if not view.entities:
+        return "Knowledge graph is empty."
+    lines = ["Knowledge Graph:", "Entities:"]
+    lines += [f"  - {e.name} ({e.entity_type}): {e.description}" for e in view.entities]
+    if view.relations:
+        lines.append("Relations:")
+        for r in view.relations:
+            note = f" — {r.description}" if r.description else ""
+            lines.append(f"  - {r.from_entity} --[{r.relation_type}]--> {r.to_entity}{note}")
+    return "\n".join(lines)
+
+
+class GetGraph(BaseToolParam):
+    """The summary as context state and ``/get_graph``.
+
+    Attributes:
+        prompt_include_schema: List the entity and relation types.
+        prompt_include_roots: List the root entities.
+    """
+
+    expose: set[Channels] = Field(default_factory=lambda: {LLM_CONTEXT, COMMAND})
+    prompt_include_schema: bool = True
+    prompt_include_roots: bool = True
+
+    @field_validator("expose")
+    @classmethod
+    def _moved_to_context(cls, value: set[Channels]) -> set[Channels]:
+        return normalize_system_prompt_to_llm_context(value)
+
+
+class UpdateGraph(BaseToolParam):
+    """``update_graph(update)``: change the graph (never a command)."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL})
+
+
+class SearchGraph(BaseToolParam):
+    """``search_graph(query)`` for the model, ``/search_graph`` for people."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+
+
+class KnowledgeGraphTool(ToolCard):
+    """The team's knowledge graph: entities, relations, search and a summary.
+
+    Example YAML in a team file::
+
+        tools:
+          - card: knowledge_graph
+            read_only: true
+    """
+
+    vector_store: VectorStoreParam | bool = True
+    search_top_k: int = Field(default=10, ge=1, le=100)
+    search_score_threshold: float = Field(default=0.3, ge=0.0, le=1.0)
+    hybrid_alpha: float = Field(default=0.7, ge=0.0, le=1.0)
+    get_graph: GetGraph | bool = True
+    update_graph: UpdateGraph | bool = True
+    search: SearchGraph | bool = True
+    read_only: bool = False
+
+    _actor: ActorAddress | None = PrivateAttr(default=None)
+    _semantic_off: str | None = PrivateAttr(default=None)
+
+    def observer(self, observer: ToolObserver) -> KnowledgeGraphTool:
+        """Check the store, then create (or find) ``#KnowledgeGraphTool``.
+
+        Raises:
+            ValueError: The store param fails its checks, or there is no orchestrator.
+        """
+        from akgentic.vector import bind_store, ensure_store_actor
+
+        binding = bind_store("KnowledgeGraphTool", self.vector_store)
+        super().observer(observer)
+        orchestrator = getattr(observer, "orchestrator", None)
+        if orchestrator is None:
+            raise ValueError("KnowledgeGraphTool requires access to the orchestrator.")
+        if binding is None:
+            param, self._semantic_off = None, SEMANTIC_DISABLED
+        elif binding.unavailable is not None:
+            param = None
+            self._semantic_off = (
+                f"Semantic search is unavailable ({binding.unavailable}). "
+                "Keyword and hybrid search still work."
+            )
+        else:
+            param, self._semantic_off = binding.param, None
+        proxy = observer.proxy_ask(orchestrator, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
+        ensure_store_actor(param, proxy)
+        from akgentic_knowledge_graph.actor import KnowledgeGraphActor
+
+        config = KnowledgeGraphConfig(
+            name=GRAPH_ACTOR_NAME,
+            role="ToolActor",
+            vector_store=param,
+            search_top_k=self.search_top_k,
+            search_score_threshold=self.search_score_threshold,
+            hybrid_alpha=self.hybrid_alpha,
+        )
+        self._actor = proxy.getChildrenOrCreate(KnowledgeGraphActor, config=config)
+        return self
+
+    def _ask(self, call: Callable[[Any], Any]) -> Any:
+        observer = self._observer_or_none()
+        actor = self._actor
+        if observer is None or actor is None or not actor.is_alive():
+            raise RetriableError(GONE)
+        proxy = observer.proxy_ask(actor, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
+        try:
+            return call(proxy)
+        except RetriableError:
+            raise
+        except Exception as error:
+            logger.warning("KnowledgeGraphTool: %s failed (%s)", GRAPH_ACTOR_NAME, error)
+            raise RetriableError(GONE) from error
+
+    def _search(self, query: SearchQuery) -> str:
+        checked = check_query(query)
+        if checked.mode == "vector" and self._semantic_off:
+            return self._semantic_off
+        return str(self._ask(lambda actor: actor.search(checked)))
+
+    # ---------------------------------------------------------- builders
+
+    def _build_get_graph(self, param: GetGraph) -> Callable[..., str]:
+        def get_graph() -> str:
+            """Show the whole knowledge graph: every entity and relation."""
+            view: GraphView = self._ask(lambda actor: actor.get_graph(None))
+            return render_graph(view)
+
+        return param.apply_instructions(get_graph)
+
+    def _build_update(self, param: UpdateGraph) -> Callable[..., str]:
+        def update_graph(update: ManageGraph) -> str:
+            """Change the knowledge graph in one batch.
+
+            Applied in this order: create entities, create relations, update
+            entities, delete relations, delete entities (deleting an entity deletes
+            its relations). Entities are named; names are unique. A relation joins
+            two existing entities and is unique by (from, to, type).
+
+            Args:
+                update: The entities and relations to create, update and delete.
+            """
+            try:
+                batch = (
+                    update
+                    if isinstance(update, ManageGraph)
+                    else ManageGraph.model_validate(update)
+                )
+            except ValidationError as error:
+                raise RetriableError(f"Invalid update: {_first_errors(error)}") from None
+            return str(self._ask(lambda actor: actor.update_graph(batch)))
+
+        return param.apply_instructions(update_graph)
+
+    def _build_search_tool(self, param: SearchGraph) -> Callable[..., str]:
+        def search_graph(query: SearchQuery) -> str:
+            """Search the knowledge graph by words, by meaning, or both (the default).
+
+            Turn on include_neighbors, include_edges or find_paths to also see the
+            entities next to the hits, the relations touching them, or the shortest
+            paths between them.
+
+            Args:
+                query: The search text, the mode, the budgets and the expansions.
+            """
+            try:
+                checked = (
+                    query if isinstance(query, SearchQuery) else SearchQuery.model_validate(query)
+                )
+            except ValidationError as error:
+                raise RetriableError(f"Invalid search: {_first_errors(error)}") from None
+            return self._search(checked)
+
+        return param.apply_instructions(search_graph)
+
+    def _build_search_command(self, param: SearchGraph) -> Callable[..., str]:
+        def search_graph(
+            mode: Literal["hybrid", "vector", "keyword"] = "hybrid",
+            top_k: int | None = None,
+            include_neighbors: bool = False,
+            include_edges: bool = False,
+            find_paths: bool = False,
+            score_threshold: float | None = None,
+            *,
+            query: RestOfLine,
+        ) -> str:
+            """Search the knowledge graph, e.g. ``/search_graph mode=keyword mailing list``.
+
+            Args:
+                mode: hybrid, vector or keyword.
+                top_k: At most this many hits.
+                include_neighbors: Also list the hits' neighbours.
+                include_edges: Also list the relations touching the hits.
+                find_paths: Also list paths between the hits.
+                score_threshold: Minimum semantic score.
+                query: The words to search for (the rest of the line).
+            """
+            return self._search(
+                SearchQuery(
+                    query=str(query),
+                    mode=mode,
+                    top_k=top_k,
+                    score_threshold=score_threshold,
+                    include_neighbors=include_neighbors,
+                    include_edges=include_edges,
+                    find_paths=find_paths,
+                )
+            )
+
+        return param.apply_instructions(search_graph)
+
+    # ------------------------------------------------------------ hooks
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        tools: list[Callable[..., Any]] = []
+        graph = self._param(self.get_graph, GetGraph, TOOL_CALL)
+        if graph is not None:
+            tools.append(self._build_get_graph(graph))
+        update = self._param(self.update_graph, UpdateGraph, TOOL_CALL)
+        if update is not None and not self.read_only:
+            tools.append(self._build_update(update))
+        search = self._param(self.search, SearchGraph, TOOL_CALL)
+        if search is not None:
+            tools.append(self._build_search_tool(search))
+        return tools
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
+        graph = self._param(self.get_graph, GetGraph, COMMAND)
+        if graph is not None:
+            commands[GetGraph] = self._build_get_graph(graph)
+        search = self._param(self.search, SearchGraph, COMMAND)
+        if search is not None:
+            commands[SearchGraph] = self._build_search_command(search)
+        return commands
+
+    def get_context_states(self) -> list[Callable[[], ContextState | None]]:
+        param = self._param(self.get_graph, GetGraph, LLM_CONTEXT)
+        if param is None:
+            return []
+        schema, roots = param.prompt_include_schema, param.prompt_include_roots
+
+        def knowledge_graph_summary_state() -> ContextState | None:
+            try:
+                state: ContextState = self._ask(lambda actor: actor.summary(schema, roots))
+                return state
+            except Exception:
+                logger.debug("knowledge graph summary unavailable", exc_info=True)
+                return None
+
+        return [knowledge_graph_summary_state]
+
+
+def _first_errors(error: ValidationError, limit: int = 3) -> str:
+    """The first few validation problems, located, without echoing the input."""
+    parts = []
+    for item in error.errors()[:limit]:
+        where = ".".join(str(p) for p in item.get("loc", ())) or "input"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    more = error.error_count() - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")

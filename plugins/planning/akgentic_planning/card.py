@@ -1,0 +1,386 @@
+"""``PlanningTool``: the team's shared task board, served by ``#PlanningTool``.
+
+Every agent of a team that carries the card asks the same :class:`PlanActor`
+(created once, through the orchestrator's get-or-create). The board reaches the
+model as context state, one full rendering and then per-turn deltas, scoped by
+default to the tasks the agent owns or handed out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import Field, PrivateAttr, ValidationError, field_validator
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.tool import (
+    COMMAND,
+    LLM_CONTEXT,
+    TOOL_CALL,
+    BaseToolParam,
+    Channels,
+    RetriableError,
+    ToolCard,
+    ToolObserver,
+)
+from akgentic.tool.commands import RestOfLine
+from akgentic.tool.core.channels import normalize_system_prompt_to_llm_context
+from akgentic.tool.core.context_state import ContextState
+from akgentic.vector.param import VectorStoreParam
+from akgentic_planning.models import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_OUTPUT_CHARS,
+    PLANNING_ACTOR_NAME,
+    PlanConfig,
+    Task,
+    UpdatePlan,
+)
+from akgentic_planning.search import (
+    SEMANTIC_DISABLED,
+    SearchRequest,
+    check_bounds,
+    unavailable_sentence,
+)
+from akgentic_planning.state import PlanningState
+
+__all__ = ["GetPlanning", "GetPlanningTask", "PlanningTool", "SearchPlanning", "UpdatePlanning"]
+
+logger = logging.getLogger(__name__)
+
+ASK_TIMEOUT_S = 30.0
+GONE = "Plan is unavailable; the agent is shutting down."
+_SETTINGS = ("vector_store", "search_top_k", "search_score_threshold", "hybrid_alpha")
+
+
+class GetPlanning(BaseToolParam):
+    """The board as context state (``planning_state``) and ``/planning_summary``.
+
+    Attributes:
+        filter_by_agent: Show only the tasks the agent owns, or assigned to someone
+            else after creating them; False shows every task.
+    """
+
+    expose: set[Channels] = Field(default_factory=lambda: {LLM_CONTEXT, COMMAND})
+    filter_by_agent: bool = True
+
+    @field_validator("expose")
+    @classmethod
+    def _moved_to_context(cls, value: set[Channels]) -> set[Channels]:
+        return normalize_system_prompt_to_llm_context(value)
+
+
+class GetPlanningTask(BaseToolParam):
+    """``get_planning_task(task_id)``: one task by id."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+
+
+class UpdatePlanning(BaseToolParam):
+    """``update_planning(update)``: create, update and delete tasks (never a command)."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL})
+
+
+class SearchPlanning(BaseToolParam):
+    """``search_planning(query, mode, ...)``: filter and rank tasks."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+
+
+class PlanningTool(ToolCard):
+    """The team's task board: create, assign, track and search tasks.
+
+    Example YAML in a team file::
+
+        tools:
+          - card: planning
+            get_planning:
+              filter_by_agent: false
+    """
+
+    vector_store: VectorStoreParam | bool = True
+    search_top_k: int = Field(default=10, ge=1, le=100)
+    search_score_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    hybrid_alpha: float = Field(default=0.7, ge=0.0, le=1.0)
+    get_planning: GetPlanning | bool = True
+    get_planning_task: GetPlanningTask | bool = True
+    update_planning: UpdatePlanning | bool = True
+    search_planning: SearchPlanning | bool = True
+
+    _actor: ActorAddress | None = PrivateAttr(default=None)
+    _agent_name: str = PrivateAttr(default="")
+    _semantic_off: str | None = PrivateAttr(default=None)
+
+    # ------------------------------------------------------------ wiring
+
+    def observer(self, observer: ToolObserver) -> PlanningTool:
+        """Check the store, then create (or find) ``#PlanningTool`` under the orchestrator.
+
+        Raises:
+            ValueError: The store param fails its checks (before any actor exists), or
+                the observer has no orchestrator.
+        """
+        from akgentic.vector import bind_store, ensure_store_actor
+
+        binding = bind_store("PlanningTool", self.vector_store)
+        super().observer(observer)
+        orchestrator = getattr(observer, "orchestrator", None)
+        if orchestrator is None:
+            raise ValueError("PlanningTool requires access to the orchestrator.")
+        if binding is None:
+            param, self._semantic_off = None, SEMANTIC_DISABLED
+        elif binding.unavailable is not None:
+            param, self._semantic_off = None, unavailable_sentence(binding.unavailable)
+        else:
+            param, self._semantic_off = binding.param, None
+        proxy = observer.proxy_ask(orchestrator, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
+        ensure_store_actor(param, proxy)
+        from akgentic_planning.actor import PlanActor
+
+        config = PlanConfig(
+            name=PLANNING_ACTOR_NAME,
+            role="ToolActor",
+            vector_store=param,
+            search_top_k=self.search_top_k,
+            search_score_threshold=self.search_score_threshold,
+            hybrid_alpha=self.hybrid_alpha,
+        )
+        self._actor = proxy.getChildrenOrCreate(PlanActor, config=config)
+        self._agent_name = observer.myAddress.name  # type: ignore[attr-defined]
+        self._warn_if_settings_differ(observer, config)
+        return self
+
+    def _warn_if_settings_differ(self, observer: ToolObserver, wanted: PlanConfig) -> None:
+        try:
+            actual = observer.proxy_ask(self._actor, timeout=ASK_TIMEOUT_S).config  # type: ignore[attr-defined]
+        except Exception:
+            return
+        differ = [k for k in _SETTINGS if getattr(actual, k, None) != getattr(wanted, k)]
+        if differ:
+            logger.warning(
+                "PlanningTool: %s already exists; its settings win over this card's %s",
+                PLANNING_ACTOR_NAME,
+                ", ".join(differ),
+            )
+
+    def _proxy(self) -> Any:
+        observer = self._observer_or_none()
+        actor = self._actor
+        if observer is None or actor is None or not actor.is_alive():
+            raise RetriableError(GONE)
+        return observer.proxy_ask(actor, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
+
+    def _ask(self, call: Callable[[Any], Any]) -> Any:
+        proxy = self._proxy()
+        try:
+            return call(proxy)
+        except RetriableError:
+            raise
+        except Exception as error:
+            logger.warning("PlanningTool: %s failed (%s)", PLANNING_ACTOR_NAME, error)
+            raise RetriableError(GONE) from error
+
+    def state_for(self, filter_by_agent: bool) -> PlanningState:
+        """The context state of the agent this card is bound to."""
+        state: PlanningState = self._ask(
+            lambda actor: actor.get_view(self._agent_name, filter_by_agent)
+        )
+        return state
+
+    # ---------------------------------------------------------- searching
+
+    def _search(self, request: SearchRequest) -> list[str]:
+        check_bounds(request.top_k, request.score_threshold)
+        if request.mode == "vector" and (request.query or "").strip() and self._semantic_off:
+            return [self._semantic_off]
+        lines: list[str] = self._ask(lambda actor: actor.search(request))
+        return lines
+
+    # ---------------------------------------------------------- builders
+
+    def _build_summary(self, param: GetPlanning) -> Callable[..., str]:
+        filter_by_agent = param.filter_by_agent
+
+        def planning_summary() -> str:
+            """Show the team planning as this agent sees it."""
+            return self.state_for(filter_by_agent).render_full()
+
+        return param.apply_instructions(planning_summary)
+
+    def _build_get_task(self, param: GetPlanningTask) -> Callable[..., Task | str]:
+        def get_planning_task(task_id: int) -> Task | str:
+            """Look up one task of the team planning by its id.
+
+            Args:
+                task_id: The task's integer id.
+            """
+            task: Task | None = self._ask(lambda actor: actor.get_task(task_id))
+            return "No task with that ID." if task is None else task
+
+        return param.apply_instructions(get_planning_task)
+
+    def _build_update(self, param: UpdatePlanning) -> Callable[..., str]:
+        def update_planning(update: UpdatePlan) -> str:
+            """Change the team planning: create, update and delete tasks in one call.
+
+            Creates run first, then updates, then deletes. You choose each new task's
+            integer id; it must not be in use. Dependencies must name existing tasks.
+            A description holds at most {desc} characters; an output longer than
+            {out} characters is shortened. Set owner to a member's name to assign a
+            task, "" to leave it unassigned.
+
+            Args:
+                update: The tasks to create, the changes to make and the ids to delete.
+            """
+            try:
+                plan = (
+                    update if isinstance(update, UpdatePlan) else UpdatePlan.model_validate(update)
+                )
+            except ValidationError as error:
+                raise RetriableError(f"Invalid update: {_first_errors(error)}") from None
+            observer = self._observer_or_none()
+            if observer is None:
+                raise RetriableError(GONE)
+            me = self._agent_name
+            result = self._ask(lambda actor: actor.update_planning(plan, me))
+            return str(result)
+
+        update_planning.__doc__ = (
+            (update_planning.__doc__ or "")
+            .replace("{desc}", str(MAX_DESCRIPTION_CHARS))
+            .replace("{out}", str(MAX_OUTPUT_CHARS))
+        )
+        return param.apply_instructions(update_planning)
+
+    def _build_search_tool(self, param: SearchPlanning) -> Callable[..., list[str]]:
+        def search_planning(
+            query: str | None = None,
+            mode: Literal["hybrid", "vector", "keyword"] = "hybrid",
+            status: str | None = None,
+            owner: str | None = None,
+            creator: str | None = None,
+            top_k: int | None = None,
+            score_threshold: float | None = None,
+        ) -> list[str]:
+            """Find tasks of the team planning by words, meaning and exact fields.
+
+            Without a query every task passing the field filters is listed in board
+            order. Field filters are exact; owner "" matches unassigned tasks.
+
+            Args:
+                query: Words to look for in task descriptions.
+                mode: "hybrid" (words and meaning), "vector" (meaning) or "keyword".
+                status: Only tasks in this status (pending, started, completed, abort).
+                owner: Only tasks with this owner.
+                creator: Only tasks created by this agent.
+                top_k: At most this many results when there is a query (1 to 100).
+                score_threshold: Minimum semantic score, between 0 and 1.
+            """
+            return self._search(
+                SearchRequest(
+                    query=query,
+                    mode=mode,
+                    status=status,
+                    owner=owner,
+                    creator=creator,
+                    top_k=top_k,
+                    score_threshold=score_threshold,
+                )
+            )
+
+        return param.apply_instructions(search_planning)
+
+    def _build_search_command(self, param: SearchPlanning) -> Callable[..., str]:
+        def search_planning(
+            mode: Literal["hybrid", "vector", "keyword"] = "hybrid",
+            status: str | None = None,
+            owner: str | None = None,
+            creator: str | None = None,
+            top_k: int | None = None,
+            score_threshold: float | None = None,
+            query: RestOfLine = "",
+        ) -> str:
+            """Search the team planning, e.g. ``/search_planning mode=keyword deploy``.
+
+            Args:
+                mode: hybrid, vector or keyword.
+                status: Only tasks in this status.
+                owner: Only tasks with this owner.
+                creator: Only tasks created by this agent.
+                top_k: At most this many results.
+                score_threshold: Minimum semantic score.
+                query: The words to search for (the rest of the line).
+            """
+            lines = self._search(
+                SearchRequest(
+                    query=str(query) or None,
+                    mode=mode,
+                    status=status,
+                    owner=owner,
+                    creator=creator,
+                    top_k=top_k,
+                    score_threshold=score_threshold,
+                )
+            )
+            return "\n".join(lines) if lines else "No tasks found."
+
+        return param.apply_instructions(search_planning)
+
+    # ------------------------------------------------------------ hooks
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        tools: list[Callable[..., Any]] = []
+        summary = self._param(self.get_planning, GetPlanning, TOOL_CALL)
+        if summary is not None:
+            tools.append(self._build_summary(summary))
+        get_task = self._param(self.get_planning_task, GetPlanningTask, TOOL_CALL)
+        if get_task is not None:
+            tools.append(self._build_get_task(get_task))
+        update = self._param(self.update_planning, UpdatePlanning, TOOL_CALL)
+        if update is not None:
+            tools.append(self._build_update(update))
+        search = self._param(self.search_planning, SearchPlanning, TOOL_CALL)
+        if search is not None:
+            tools.append(self._build_search_tool(search))
+        return tools
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
+        summary = self._param(self.get_planning, GetPlanning, COMMAND)
+        if summary is not None:
+            commands[GetPlanning] = self._build_summary(summary)
+        get_task = self._param(self.get_planning_task, GetPlanningTask, COMMAND)
+        if get_task is not None:
+            commands[GetPlanningTask] = self._build_get_task(get_task)
+        search = self._param(self.search_planning, SearchPlanning, COMMAND)
+        if search is not None:
+            commands[SearchPlanning] = self._build_search_command(search)
+        return commands
+
+    def get_context_states(self) -> list[Callable[[], ContextState | None]]:
+        param = self._param(self.get_planning, GetPlanning, LLM_CONTEXT)
+        if param is None:
+            return []
+        filter_by_agent = param.filter_by_agent
+
+        def planning_state() -> ContextState | None:
+            try:
+                state: ContextState = self.state_for(filter_by_agent)
+                return state
+            except Exception:
+                logger.debug("planning state unavailable", exc_info=True)
+                return None
+
+        return [planning_state]
+
+
+def _first_errors(error: ValidationError, limit: int = 3) -> str:
+    """The first few validation problems, each located and without the input echoed."""
+    parts = []
+    for item in error.errors()[:limit]:
+        where = ".".join(str(p) for p in item.get("loc", ())) or "update"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    more = error.error_count() - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
