@@ -220,10 +220,10 @@ backend.run(["sh", script], cwd="", env={}, timeout_s=300)
 def test_when_akgentic_dies_mid_run_no_process_of_the_run_survives(tmp_path: Path) -> None:
     import subprocess
     import sys
-    import time
     import uuid
 
     from akgentic.sandbox.probes import marked_processes
+    from akgentic.testing import wait_until
 
     token = uuid.uuid4().hex  # in the script's name, so in every sandboxed command line
     child = subprocess.Popen(
@@ -234,19 +234,14 @@ def test_when_akgentic_dies_mid_run_no_process_of_the_run_survives(tmp_path: Pat
     )
     assert child.stdout is not None
     tree = Path(child.stdout.readline().strip())
-    deadline = time.monotonic() + 30
 
     def running() -> bool:  # the script and its three children, past the touch
         return (tree / "started").exists() and len(marked_processes(token)) >= 4
 
-    while not running() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert running()
+    wait_until(running, timeout=30)
     child.kill()  # SIGKILL: no cleanup code of akgentic runs
     child.wait(10)
-    deadline = time.monotonic() + 10
-    while marked_processes(token) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: marked_processes(token) == [], timeout=10)
     assert marked_processes(token) == []
 
 
