@@ -255,6 +255,8 @@ def bench_team_store(n: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, team_manager(Path(tmp)) as (manager, store):
         runtime = manager.create_team(store_card())
         proxy = store_proxy(runtime)
+        # @User creates the collection in its on_start, which may still be running.
+        wait_for(lambda: "planning" in proxy.list_collections())
         proxy.add("planning", entries(10, 0))
         wait_for(lambda: len(change_sizes(store, runtime.id)) == 2)
         proxy.add("planning", entries(1, 1, 10**6))
