@@ -18,6 +18,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from akgentic.builtin.blas_threads import single_blas_thread
 from akgentic.vector.protocol import (
@@ -54,8 +55,24 @@ def encode_vectors(matrix: NDArray[np.float32]) -> str:
 
 def decode_vectors(data: str, dimension: int) -> NDArray[np.float32]:
     """The inverse of :func:`encode_vectors`: an ``(n, dimension)`` float32 matrix."""
-    raw = np.frombuffer(base64.b64decode(data), dtype="<f4")
+    raw = np.frombuffer(_b64decode(data), dtype="<f4")
     return raw.reshape(-1, dimension).astype(np.float32, copy=False)
+
+
+_BASE64_BYTES: TypeAdapter[bytes] = TypeAdapter(bytes, config=ConfigDict(val_json_bytes="base64"))
+
+
+def _b64decode(data: str) -> bytes:
+    """Base64 decoded by pydantic-core (ten times faster here than ``binascii``).
+
+    Replaying a store decodes every vector it ever logged, so this is most of a
+    restore's own cost. Anything the fast decoder refuses goes through the standard
+    library, which decides (and words the error).
+    """
+    try:
+        return _BASE64_BYTES.validate_json(f'"{data}"')
+    except ValidationError:
+        return base64.b64decode(data)
 
 
 # A row's fields, in this order; one tuple per row (no per-row object on the hot path).

@@ -231,20 +231,57 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self.state.backend_states = {}
 
     def init_llm_context(self, events: list[EventMessage]) -> None:
-        """Rebuild the index from this actor's own change events, in log order."""
+        """Rebuild the index from this actor's own change events, in log order.
+
+        Consecutive adds to one collection are replayed as one bulk upsert (the same
+        result as one by one: a re-added row keeps its first slot and takes its last
+        fields), so a restore pays one index update per run of adds, not per event.
+        """
         changes = [e.event for e in events if isinstance(e.event, VectorStoreChange)]
-        if not changes:
-            return
+        run: list[VectorStoreChange] = []
         for change in changes:
+            if change.op == "add" and (not run or _same_run(run[0], change)):
+                run.append(change)
+                continue
+            self._replay_adds(run)
+            run = [change] if change.op == "add" else []
+            if change.op != "add":
+                self._replay(change)
+        self._replay_adds(run)
+
+    def _replay(self, change: VectorStoreChange) -> None:
+        try:
+            self._apply(change)
+        except Exception:
+            logger.warning(
+                "replaying a %s of %r failed; skipped", change.op, change.collection, exc_info=True
+            )
+
+    def _replay_adds(self, run: list[VectorStoreChange]) -> None:
+        if len(run) > 1:
             try:
-                self._apply(change)
+                backend = self._route(run[0].collection)
+                add_rows = getattr(backend, "add_rows", None)
+                if add_rows is not None:
+                    import numpy as np
+
+                    from akgentic.builtin.inmemory_engine import decode_vectors
+
+                    rows: list[dict[str, Any]] = []
+                    blocks = []
+                    for change in run:
+                        block = json.loads(change.rows)
+                        matrix = decode_vectors(change.vectors, change.dimension)
+                        if matrix.shape[0] != len(block):
+                            raise ValueError("a change's vectors do not match its rows")
+                        rows.extend(block)
+                        blocks.append(matrix)
+                    add_rows(run[0].collection, rows, np.concatenate(blocks))
+                    return
             except Exception:
-                logger.warning(
-                    "replaying a %s of %r failed; skipped",
-                    change.op,
-                    change.collection,
-                    exc_info=True,
-                )
+                logger.debug("bulk replay failed; replaying change by change", exc_info=True)
+        for change in run:
+            self._replay(change)
 
     # --------------------------------------------------------------- internals
 
@@ -284,10 +321,14 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             return
         backend = self._route(change.collection)
         if change.op == "add":
-            entries = [VectorEntry(vector=[], **row) for row in json.loads(change.rows)]
             from akgentic.builtin.inmemory_engine import decode_vectors
 
             matrix = decode_vectors(change.vectors, change.dimension)
+            add_rows = getattr(backend, "add_rows", None)
+            if add_rows is not None:
+                add_rows(change.collection, json.loads(change.rows), matrix)
+                return
+            entries = [VectorEntry(vector=[], **row) for row in json.loads(change.rows)]
             add_matrix = getattr(backend, "add_matrix", None)
             if add_matrix is not None:
                 add_matrix(change.collection, entries, matrix, normalised=True)
@@ -304,6 +345,10 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             )
         elif change.op == "delete_team" and change.team_id is not None:
             backend.delete_by_team(change.collection, change.team_id)
+
+
+def _same_run(first: VectorStoreChange, change: VectorStoreChange) -> bool:
+    return first.collection == change.collection and first.dimension == change.dimension
 
 
 def _matrix(entries: list[VectorEntry]) -> Any:
