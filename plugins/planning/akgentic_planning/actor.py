@@ -17,6 +17,7 @@ from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.tool import RetriableError
 from akgentic.tool.core.event import ToolStateEvent, ToolStateSequence
+from akgentic.tool.keyword_index import KeywordIndex
 from akgentic_planning.models import (
     COLLECTION,
     PLANNING_ACTOR_NAME,
@@ -47,6 +48,7 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
         """Empty board; the store and embedder when the card configured one."""
         self.state = PlanManagerState().observer(self)
         self._index: dict[int, int] = {}
+        self._words: KeywordIndex[int] = KeywordIndex()
         self._events = ToolStateSequence(PLANNING_ACTOR_NAME)
         self._store: Any = None
         self._embedder: Any = None
@@ -97,6 +99,8 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
             top_k_default=self.config.search_top_k,
             threshold_default=self.config.search_score_threshold,
             alpha=self.config.hybrid_alpha,
+            words=self._words,
+            positions=self._index,
         )
         return lines
 
@@ -121,8 +125,13 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
             if create.id in self._index:
                 errors.append(f"Create error - task ID {create.id} already exists.")
                 continue
-            known = set(self._index) | batch_ids
-            dangling = sorted({d for d in create.dependencies if d not in known or d == create.id})
+            dangling = sorted(
+                {
+                    d
+                    for d in create.dependencies
+                    if d == create.id or (d not in self._index and d not in batch_ids)
+                }
+            )
             if dangling:
                 errors.append(
                     f"Dependency error - task {create.id} depends on unknown task(s) {dangling}."
@@ -139,6 +148,7 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
             )
             self._index[task.id] = len(tasks)
             tasks.append(task)
+            self._words.put(task.id, [task.description])
             added[task.id] = task
             to_embed.add(task.id)
         # A create refused for its dependencies leaves its id free; forget it.
@@ -167,6 +177,7 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
             new = old.model_copy(update={**changed, "updated_at": now})
             tasks[position] = new
             if "description" in changed:
+                self._words.put(new.id, [new.description])
                 to_unindex.add(new.id)
                 to_embed.add(new.id)
             if new.id in added:
@@ -185,6 +196,7 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
             self.state.task_list = tasks = [t for t in tasks if t.id not in gone]
             self._index = {t.id: i for i, t in enumerate(tasks)}
             for task_id in doomed:
+                self._words.discard(task_id)
                 to_embed.discard(task_id)
                 if added.pop(task_id, None) is None:
                     modified.pop(task_id, None)
@@ -239,7 +251,7 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
     def init_state(self, state: PlanManagerState) -> None:
         """Take the saved board and event number; re-embed rows the store lost."""
         super().init_state(state)
-        self._index = {t.id: i for i, t in enumerate(self.state.task_list)}
+        self._reindex()
         self._events = ToolStateSequence(PLANNING_ACTOR_NAME, self.state.state_event_seq)
         self._heal()
 
@@ -263,9 +275,15 @@ class PlanActor(Akgent[PlanConfig, PlanManagerState]):
             return
         self.state.task_list = list(tasks.values())
         self.state.state_event_seq = self.state.snapshot_seq = last
-        self._index = {t.id: i for i, t in enumerate(self.state.task_list)}
+        self._reindex()
         self._events = ToolStateSequence(PLANNING_ACTOR_NAME, last)
         self._heal()
+
+    def _reindex(self) -> None:
+        self._index = {t.id: i for i, t in enumerate(self.state.task_list)}
+        self._words = KeywordIndex()
+        for task in self.state.task_list:
+            self._words.put(task.id, [task.description])
 
     def _heal(self) -> None:
         if self._store is None:
