@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from akgentic.tool import RetriableError
 from akgentic.tool.keyword_index import KeywordIndex
+from akgentic.tool.singleton import SEMANTIC_DISABLED, unavailable_sentence
 from akgentic_planning.models import COLLECTION, Task
 
 __all__ = [
@@ -26,17 +27,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 MAX_TOP_K = 100
-SEMANTIC_DISABLED = (
-    "Semantic search is switched off for this tool (vector_store=False). "
-    "Keyword and hybrid search still work."
-)
-
 SearchMode = Literal["hybrid", "vector", "keyword"]
-
-
-def unavailable_sentence(reason: str) -> str:
-    """What vector mode says when a store was asked for but cannot run."""
-    return f"Semantic search is unavailable ({reason}). Keyword and hybrid search still work."
 
 
 class SearchRequest(BaseModel):
