@@ -1,8 +1,8 @@
 """``GraphIndex``: the graph with the lookups every mutation and query needs.
 
 Entities are kept by name and relations by id, each in insertion (graph) order, with
-an adjacency map, a triple set, per-type counters and a folded text per item for
-keyword search, so one mutation costs O(its size) and not O(graph).
+an adjacency map, a triple set, per-type counters and a keyword index per kind of
+item, so one mutation costs O(its size) and not O(graph).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from akgentic.vector.hybrid import fold
+from akgentic.tool.keyword_index import KeywordIndex
 from akgentic_knowledge_graph.models import (
     Entity,
     GetGraphQuery,
@@ -25,7 +25,6 @@ from akgentic_knowledge_graph.models import (
 __all__ = ["Applied", "GraphIndex", "entity_text", "relation_text"]
 
 Triple = tuple[str, str, str]
-_SEP = "\x00"
 
 
 def entity_text(entity: Entity) -> str:
@@ -41,12 +40,12 @@ def relation_text(relation: Relation) -> str:
     )
 
 
-def _entity_fold(e: Entity) -> str:
-    return fold(_SEP.join([e.name, e.description, e.entity_type, *e.observations]))
+def _entity_fields(e: Entity) -> list[str]:
+    return [e.name, e.description, e.entity_type, *e.observations]
 
 
-def _relation_fold(r: Relation) -> str:
-    return fold(_SEP.join([r.relation_type, r.description, r.from_entity, r.to_entity]))
+def _relation_fields(r: Relation) -> list[str]:
+    return [r.relation_type, r.description, r.from_entity, r.to_entity]
 
 
 @dataclass
@@ -72,9 +71,9 @@ class GraphIndex:
         self.relation_types: Counter[str] = Counter()
         self.roots: dict[str, None] = {}
         self.by_id: dict[UUID, Entity] = {}
-        # Folded search text per item, entities and relations apart, in graph order.
-        self.entity_folds: dict[UUID, str] = {}
-        self.relation_folds: dict[UUID, str] = {}
+        # Keyword search, entities and relations apart, each in graph order.
+        self.entity_words: KeywordIndex[UUID] = KeywordIndex()
+        self.relation_words: KeywordIndex[UUID] = KeywordIndex()
         for entity in (graph or KnowledgeGraph()).entities:
             self._put_entity(entity)
         for relation in (graph or KnowledgeGraph()).relations:
@@ -95,6 +94,8 @@ class GraphIndex:
             if not self.entity_types[old.entity_type]:
                 del self.entity_types[old.entity_type]
             self.by_id.pop(old.id, None)
+            if old.id != entity.id:
+                self.entity_words.discard(old.id)
         self.entities[entity.name] = entity
         self.by_id[entity.id] = entity
         self.entity_types[entity.entity_type] += 1
@@ -103,12 +104,12 @@ class GraphIndex:
         else:
             self.roots.pop(entity.name, None)
         self.adjacent.setdefault(entity.name, {})
-        self.entity_folds[entity.id] = _entity_fold(entity)
+        self.entity_words.put(entity.id, _entity_fields(entity))
 
     def _drop_entity(self, entity: Entity) -> None:
         del self.entities[entity.name]
         self.by_id.pop(entity.id, None)
-        self.entity_folds.pop(entity.id, None)
+        self.entity_words.discard(entity.id)
         self.roots.pop(entity.name, None)
         self.adjacent.pop(entity.name, None)
         self.entity_types[entity.entity_type] -= 1
@@ -123,7 +124,7 @@ class GraphIndex:
         self.adjacent.setdefault(relation.from_entity, {})[relation.id] = None
         self.adjacent.setdefault(relation.to_entity, {})[relation.id] = None
         self.relation_types[relation.relation_type] += 1
-        self.relation_folds[relation.id] = _relation_fold(relation)
+        self.relation_words.put(relation.id, _relation_fields(relation))
 
     def _drop_relation(self, relation: Relation) -> None:
         del self.relations[relation.id]
@@ -132,7 +133,7 @@ class GraphIndex:
             links = self.adjacent.get(end)
             if links is not None:
                 links.pop(relation.id, None)
-        self.relation_folds.pop(relation.id, None)
+        self.relation_words.discard(relation.id)
         self.relation_types[relation.relation_type] -= 1
         if not self.relation_types[relation.relation_type]:
             del self.relation_types[relation.relation_type]
@@ -333,24 +334,18 @@ class GraphIndex:
             entities=list(self.entities.values()), relations=list(self.relations.values())
         )
 
-    def keyword_hits(self, query: str) -> tuple[list[Entity], list[Relation]]:
-        """Entities then relations whose fields hold every word of ``query``."""
-        terms = [t.replace(_SEP, "") for t in fold(query).split()]
-        terms = [t for t in terms if t]
-        if not terms:
-            return [], []
-        first, rest = terms[0], terms[1:]
-        # One substring test per item for the first term; the others only on survivors.
-        entity_ids = [k for k, text in self.entity_folds.items() if first in text]
-        relation_ids = [k for k, text in self.relation_folds.items() if first in text]
-        if rest:
-            entity_ids = [k for k in entity_ids if all(t in self.entity_folds[k] for t in rest)]
-            relation_ids = [
-                k for k in relation_ids if all(t in self.relation_folds[k] for t in rest)
-            ]
-        entities = [self.by_id[k] for k in entity_ids]
-        relations = [self.relations[k] for k in relation_ids]
-        return entities, relations
+    def keyword_hits(
+        self, query: str, limit: int | None = None
+    ) -> tuple[list[Entity], list[Relation]]:
+        """Entities then relations whose fields hold every word of ``query``.
+
+        With ``limit``, the first ``limit`` of that list (entities first), found
+        without looking at the rest.
+        """
+        entity_ids = self.entity_words.search(query, limit)
+        rest = None if limit is None else limit - len(entity_ids)
+        relation_ids = self.relation_words.search(query, rest) if rest != 0 else []
+        return [self.by_id[k] for k in entity_ids], [self.relations[k] for k in relation_ids]
 
     def shortest_path(self, start: str, goal: str) -> list[Entity | Relation] | None:
         """A shortest alternating path entity, relation, entity... (either direction)."""

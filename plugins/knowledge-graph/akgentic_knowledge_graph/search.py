@@ -77,8 +77,8 @@ def run_search(
     text = query.query.strip()
     outcome = SearchOutcome()
     if query.mode == "keyword":
-        entities, relations = index.keyword_hits(text)
-        outcome.hits = [(item, 1.0) for item in _items(entities, relations)[:top_k]]
+        entities, relations = index.keyword_hits(text, top_k)
+        outcome.hits = [(item, 1.0) for item in _items(entities, relations)]
     elif query.mode == "vector":
         scores = semantic_scores(
             store, embedder, COLLECTION, text, top_k, query=VectorQuery(score_threshold=threshold)
@@ -89,8 +89,8 @@ def run_search(
                 outcome.hits.append((item, score))
         outcome.hits = outcome.hits[:top_k]
     else:
-        entities, relations = index.keyword_hits(text)
-        keys = [str(item.id) for item in _items(entities, relations)[: top_k * 2]]
+        entities, relations = index.keyword_hits(text, top_k * 2)
+        keys = [str(item.id) for item in _items(entities, relations)]
         result = hybrid_search(
             keys,
             store,

@@ -28,6 +28,12 @@ from akgentic.tool import (
 from akgentic.tool.commands import RestOfLine
 from akgentic.tool.core.channels import normalize_system_prompt_to_llm_context
 from akgentic.tool.core.context_state import ContextState
+from akgentic.tool.singleton import (
+    ask_tool_actor,
+    create_tool_actor,
+    first_errors,
+    semantic_switch,
+)
 from akgentic.vector.param import VectorStoreParam
 from akgentic_planning.models import (
     MAX_DESCRIPTION_CHARS,
@@ -37,19 +43,13 @@ from akgentic_planning.models import (
     Task,
     UpdatePlan,
 )
-from akgentic_planning.search import (
-    SEMANTIC_DISABLED,
-    SearchRequest,
-    check_bounds,
-    unavailable_sentence,
-)
+from akgentic_planning.search import SearchRequest, check_bounds
 from akgentic_planning.state import PlanningState
 
 __all__ = ["GetPlanning", "GetPlanningTask", "PlanningTool", "SearchPlanning", "UpdatePlanning"]
 
 logger = logging.getLogger(__name__)
 
-ASK_TIMEOUT_S = 30.0
 GONE = "Plan is unavailable; the agent is shutting down."
 _SETTINGS = ("vector_store", "search_top_k", "search_score_threshold", "hybrid_alpha")
 
@@ -122,21 +122,11 @@ class PlanningTool(ToolCard):
             ValueError: The store param fails its checks (before any actor exists), or
                 the observer has no orchestrator.
         """
-        from akgentic.vector import bind_store, ensure_store_actor
+        from akgentic.vector import bind_store
 
         binding = bind_store("PlanningTool", self.vector_store)
         super().observer(observer)
-        orchestrator = getattr(observer, "orchestrator", None)
-        if orchestrator is None:
-            raise ValueError("PlanningTool requires access to the orchestrator.")
-        if binding is None:
-            param, self._semantic_off = None, SEMANTIC_DISABLED
-        elif binding.unavailable is not None:
-            param, self._semantic_off = None, unavailable_sentence(binding.unavailable)
-        else:
-            param, self._semantic_off = binding.param, None
-        proxy = observer.proxy_ask(orchestrator, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
-        ensure_store_actor(param, proxy)
+        param, self._semantic_off = semantic_switch(binding)
         from akgentic_planning.actor import PlanActor
 
         config = PlanConfig(
@@ -147,40 +137,14 @@ class PlanningTool(ToolCard):
             search_score_threshold=self.search_score_threshold,
             hybrid_alpha=self.hybrid_alpha,
         )
-        self._actor = proxy.getChildrenOrCreate(PlanActor, config=config)
+        self._actor = create_tool_actor(
+            observer, PlanActor, config, param, _SETTINGS, "PlanningTool"
+        )
         self._agent_name = observer.myAddress.name  # type: ignore[attr-defined]
-        self._warn_if_settings_differ(observer, config)
         return self
 
-    def _warn_if_settings_differ(self, observer: ToolObserver, wanted: PlanConfig) -> None:
-        try:
-            actual = observer.proxy_ask(self._actor, timeout=ASK_TIMEOUT_S).config  # type: ignore[attr-defined]
-        except Exception:
-            return
-        differ = [k for k in _SETTINGS if getattr(actual, k, None) != getattr(wanted, k)]
-        if differ:
-            logger.warning(
-                "PlanningTool: %s already exists; its settings win over this card's %s",
-                PLANNING_ACTOR_NAME,
-                ", ".join(differ),
-            )
-
-    def _proxy(self) -> Any:
-        observer = self._observer_or_none()
-        actor = self._actor
-        if observer is None or actor is None or not actor.is_alive():
-            raise RetriableError(GONE)
-        return observer.proxy_ask(actor, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
-
     def _ask(self, call: Callable[[Any], Any]) -> Any:
-        proxy = self._proxy()
-        try:
-            return call(proxy)
-        except RetriableError:
-            raise
-        except Exception as error:
-            logger.warning("PlanningTool: %s failed (%s)", PLANNING_ACTOR_NAME, error)
-            raise RetriableError(GONE) from error
+        return ask_tool_actor(self._observer_or_none(), self._actor, call, GONE)
 
     def state_for(self, filter_by_agent: bool) -> PlanningState:
         """The context state of the agent this card is bound to."""
@@ -239,7 +203,8 @@ class PlanningTool(ToolCard):
                     update if isinstance(update, UpdatePlan) else UpdatePlan.model_validate(update)
                 )
             except ValidationError as error:
-                raise RetriableError(f"Invalid update: {_first_errors(error)}") from None
+                message = first_errors(error, where="update")
+                raise RetriableError(f"Invalid update: {message}") from None
             observer = self._observer_or_none()
             if observer is None:
                 raise RetriableError(GONE)
@@ -374,13 +339,3 @@ class PlanningTool(ToolCard):
                 return None
 
         return [planning_state]
-
-
-def _first_errors(error: ValidationError, limit: int = 3) -> str:
-    """The first few validation problems, each located and without the input echoed."""
-    parts = []
-    for item in error.errors()[:limit]:
-        where = ".".join(str(p) for p in item.get("loc", ())) or "update"
-        parts.append(f"{where}: {item.get('msg', 'invalid')}")
-    more = error.error_count() - limit
-    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")

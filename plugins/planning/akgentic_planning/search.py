@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import heapq
 import logging
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from akgentic.tool import RetriableError
+from akgentic.tool.keyword_index import KeywordIndex
+from akgentic.tool.singleton import SEMANTIC_DISABLED, unavailable_sentence
 from akgentic_planning.models import COLLECTION, Task
 
 __all__ = [
@@ -24,17 +27,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 MAX_TOP_K = 100
-SEMANTIC_DISABLED = (
-    "Semantic search is switched off for this tool (vector_store=False). "
-    "Keyword and hybrid search still work."
-)
-
 SearchMode = Literal["hybrid", "vector", "keyword"]
-
-
-def unavailable_sentence(reason: str) -> str:
-    """What vector mode says when a store was asked for but cannot run."""
-    return f"Semantic search is unavailable ({reason}). Keyword and hybrid search still work."
 
 
 class SearchRequest(BaseModel):
@@ -80,8 +73,15 @@ def search_tasks(
     top_k_default: int,
     threshold_default: float,
     alpha: float,
+    words: KeywordIndex[int] | None = None,
+    positions: dict[int, int] | None = None,
 ) -> list[str]:
-    """The lines of the matching tasks, best first (board order without a query)."""
+    """The lines of the matching tasks, best first (board order without a query).
+
+    ``words`` (every task of ``tasks`` indexed by its description) and ``positions``
+    (task id to its place in ``tasks``), when the caller keeps them, spare each query
+    a pass over the board.
+    """
     from akgentic.vector.hybrid import hybrid_search, keyword_match
     from akgentic.vector.protocol import VectorQuery
 
@@ -89,32 +89,43 @@ def search_tasks(
     threshold = (
         request.score_threshold if request.score_threshold is not None else threshold_default
     )
-    filtered = [
-        t
-        for t in tasks
-        if (request.status is None or t.status == request.status)
-        and (request.owner is None or t.owner == request.owner)
-        and (request.creator is None or t.creator == request.creator)
-    ]
+    narrowed = (
+        request.status is not None or request.owner is not None or request.creator is not None
+    )
+    filtered = (
+        [
+            t
+            for t in tasks
+            if (request.status is None or t.status == request.status)
+            and (request.owner is None or t.owner == request.owner)
+            and (request.creator is None or t.creator == request.creator)
+        ]
+        if narrowed
+        else tasks
+    )
     query = (request.query or "").strip()
     if not query:
         return [task_line(t) for t in filtered]
     semantic = request.mode != "keyword" and store is not None and embedder is not None
+    if positions is None:
+        positions = {t.id: i for i, t in enumerate(tasks)}
+    allowed = {t.id for t in filtered} if narrowed else None
     keyword_keys: list[str] = []
-    if request.mode != "vector":
+    if request.mode != "vector" and words is not None:
+        hits = sorted(words.search(query))
+        keyword_keys = [str(i) for i in hits if allowed is None or i in allowed]
+    elif request.mode != "vector":
         keyword_keys = [
             str(t.id)
             for t in sorted(filtered, key=lambda t: t.id)
             if keyword_match(query, [t.description])
         ]
-    allowed = {str(t.id): t for t in filtered}
-    narrowed = (
-        request.status is not None or request.owner is not None or request.creator is not None
-    )
     # The store applies the field filters before its top_k cut, so none is wasted.
-    narrowing: dict[str, Any] | None = {"ref_id": list(allowed)} if narrowed else None
-    if narrowed and not allowed:
-        return []
+    narrowing: dict[str, Any] | None = None
+    if allowed is not None:
+        if not allowed:
+            return []
+        narrowing = {"ref_id": [str(t.id) for t in filtered]}
     result = hybrid_search(
         keyword_keys,
         store,
@@ -126,15 +137,17 @@ def search_tasks(
         semantic=semantic,
         query=VectorQuery(score_threshold=threshold, filters=narrowing),
     )
-    board_order = {t.id: i for i, t in enumerate(tasks)}
     keyword_set = set(keyword_keys)
     scored: list[tuple[float, int, Task, str]] = []
     for key, fused in result.ranked:
-        task = allowed.get(key)
-        if task is None:
-            if not key.lstrip("-").isdigit():
-                logger.warning("search_planning: ref_id %r is not a task id; skipped", key)
+        task_id = _task_id(key)
+        if task_id is None:
+            logger.warning("search_planning: ref_id %r is not a task id; skipped", key)
             continue
+        position = positions.get(task_id)
+        if position is None or (allowed is not None and task_id not in allowed):
+            continue  # a stale row, or a task the field filters drop
+        task = tasks[position]
         raw = result.vector_scores.get(key)
         if raw is not None and key in keyword_set:
             note = f" (hybrid: {fused:.2f})"
@@ -142,6 +155,15 @@ def search_tasks(
             note = f" (semantic: {raw:.2f})"
         else:
             note = " (keyword match)"
-        scored.append((fused, board_order[task.id], task, note))
-    scored.sort(key=lambda item: (-round(item[0], 9), item[1]))
-    return [task_line(task, note) for _score, _pos, task, note in scored[:top_k]]
+        scored.append((fused, position, task, note))
+    best = heapq.nsmallest(top_k, scored, key=lambda item: (-round(item[0], 9), item[1]))
+    return [task_line(task, note) for _score, _pos, task, note in best]
+
+
+def _task_id(ref_id: str) -> int | None:
+    """The task id a vector row's ``ref_id`` names, or None when it names none."""
+    try:
+        task_id = int(ref_id)
+    except ValueError:
+        return None
+    return task_id if str(task_id) == ref_id else None
