@@ -19,6 +19,8 @@ __all__ = ["EditOutcome", "apply_edit", "unified_diff"]
 
 _RUNS = re.compile(r"[ \t]+")
 _FUZZY_RATIO = 0.85
+_CONTEXT = 3
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
 @dataclass(frozen=True)
@@ -236,10 +238,40 @@ def apply_edit(
 
 
 def unified_diff(path: str, before: str, after: str, a: str = "a", b: str = "b") -> list[str]:
-    """Lines of a unified diff of ``before`` -> ``after`` (no trailing newlines)."""
-    return [
-        line.rstrip("\n")
-        for line in difflib.unified_diff(
-            before.splitlines(), after.splitlines(), f"{a}/{path}", f"{b}/{path}", lineterm=""
-        )
-    ]
+    """Lines of a unified diff of ``before`` -> ``after`` (no trailing newlines).
+
+    Lines the two sides share at the start and the end are set aside first (beyond
+    the three lines of context), so an edit of a large file costs what its change costs.
+    """
+    old, new = before.splitlines(), after.splitlines()
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    skip = max(head - _CONTEXT, 0)
+    keep = max(tail - _CONTEXT, 0)
+    lines = difflib.unified_diff(
+        old[skip : len(old) - keep],
+        new[skip : len(new) - keep],
+        f"{a}/{path}",
+        f"{b}/{path}",
+        lineterm="",
+    )
+    if not skip:
+        return [line.rstrip("\n") for line in lines]
+    return [_shift(line.rstrip("\n"), skip) for line in lines]
+
+
+def _shift(line: str, offset: int) -> str:
+    """A hunk header of a diff of slices, numbered as in the whole files."""
+    match = _HUNK.match(line)
+    if match is None:
+        return line
+    old_start, old_rest, new_start, new_rest = match.groups()
+    return (
+        f"@@ -{int(old_start) + offset}{old_rest} +{int(new_start) + offset}{new_rest} @@"
+        + line[match.end() :]
+    )

@@ -9,15 +9,25 @@ turns itself off with one WARNING.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import shutil
 import subprocess
-import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from akgentic_workspace.gitobjects import GitObjects, Ident, commit_body, read_ref, update_ref
+from akgentic_workspace.journal_tree import (
+    Node,
+    NotLoose,
+    WorkTree,
+    load_tree,
+    tree_from_listing,
+    write_tree,
+)
 from akgentic_workspace.locks import MetaDir
 from akgentic_workspace.paths import WorkspaceLocation
 
@@ -41,6 +51,24 @@ SEEDED_IGNORE = (
     "node_modules/",
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+BRANCH = "refs/heads/master"
+_OUT_OF_BAND_SUBJECT = "out-of-band: changes from outside the tools"
+
+
+class _Repo:
+    """What a process knows of one journal: the branch's snapshot and the work tree's stats."""
+
+    def __init__(self, location: WorkspaceLocation) -> None:
+        self.objects = GitObjects(location.git_dir)
+        self.work = WorkTree(location.tree, location.git_dir, self.objects)
+        self.head: str | None = None
+        self.root = Node()
+        self.loaded = False
+        self.lock = threading.Lock()
+
+
+_REPOS: dict[str, _Repo] = {}
+_REPOS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -66,6 +94,10 @@ def _clean_name(name: str) -> str:
     return cleaned or "unknown-agent"
 
 
+def _clean_email(email: str) -> str:
+    return _CONTROL.sub("", email).replace("<", "").replace(">", "").strip() or "unknown@akgentic"
+
+
 def _collapse(text: str, limit: int = 500) -> str:
     flat = _CONTROL.sub(" ", text).strip()
     return flat if len(flat) <= limit else flat[:limit] + " …"
@@ -77,6 +109,7 @@ class Journal:
     def __init__(self, location: WorkspaceLocation, meta: MetaDir, *, requested: bool) -> None:
         self.location = location
         self.meta = meta
+        self._git_dir = location.git_dir
         self.enabled = False
         self._warned = False
         if not requested:
@@ -163,70 +196,116 @@ class Journal:
                 ignore.write_text("\n".join(SEEDED_IGNORE) + "\n", encoding="utf-8")
             self._commit_locked(_INIT, "init: .gitignore", None, [".gitignore"])
 
+    # ------------------------------------------------------------ in-process commits
+
+    def _repo(self) -> _Repo:
+        """This tree's journal state, shared by every card of this process."""
+        key = str(self.location.git_dir)
+        with _REPOS_LOCK:
+            repo = _REPOS.get(key)
+            if repo is None:
+                repo = _REPOS[key] = _Repo(self.location)
+            return repo
+
+    def _sync(self, repo: _Repo) -> None:
+        """Bring the picture of the branch up to date with what is on disk."""
+        current = read_ref(self._git_dir, BRANCH)
+        if repo.loaded and current == repo.head:
+            return
+        repo.loaded = False
+        root = Node() if current is None else self._load_commit(repo, current)
+        repo.head, repo.root, repo.loaded = current, root, True
+
+    def _load_commit(self, repo: _Repo, commit: str) -> Node:
+        found = repo.objects.read(commit)
+        if found is not None and found[0] == "commit":
+            first = found[1].split(b"\n", 1)[0]
+            if first.startswith(b"tree "):
+                try:
+                    return load_tree(repo.objects, first[5:].decode("ascii"), repo.root)
+                except NotLoose:
+                    pass
+        listing = self._run("ls-tree", "-r", "-z", "--full-tree", commit, work_tree=False)
+        if listing is None or listing.returncode != 0:
+            raise OSError(f"the journal's commit {commit} cannot be read: {_stderr(listing)}")
+        return tree_from_listing(listing.stdout)
+
+    def _record(
+        self, repo: _Repo, root: Node, author: Author, subject: str, body: str | None
+    ) -> bool:
+        """Commit snapshot ``root`` on top of the branch; False when there is nothing new."""
+        tree = write_tree(repo.objects, root)
+        if repo.head is not None and tree == write_tree(repo.objects, repo.root):
+            return False
+        message = _CONTROL.sub(" ", subject) + (f"\n\n{body}" if body else "")
+        ident = Ident(author.name, _clean_email(author.email))
+        commit = repo.objects.write("commit", commit_body(tree, repo.head, ident, message))
+        if not update_ref(self._git_dir, BRANCH, commit, repo.head):
+            repo.loaded = False
+            log.warning(
+                "journal commit skipped in %s: the branch moved or is locked by another git",
+                self.location.relative,
+            )
+            return False
+        repo.head, repo.root = commit, root
+        return True
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[_Repo | None]:
+        """The journal lock, the shared state in step with disk; None after a failure."""
+        repo = self._repo()
+        with self.meta.journal_lock(), repo.lock:
+            try:
+                self._sync(repo)
+            except Exception as error:  # the journal follows the bytes: never fail the change
+                log.warning("journal of %s unreadable: %s", self.location.relative, error)
+                yield None
+                return
+            try:
+                yield repo
+            except Exception as error:
+                repo.loaded = False
+                log.warning("journal commit failed in %s: %s", self.location.relative, error)
+
     def _commit_locked(
         self, author: Author, subject: str, body: str | None, paths: Sequence[str] | None
     ) -> bool:
-        spec = ["--", *paths] if paths is not None else []
-        added = self._run("add", "-A", *spec)
-        if added is None:
-            return False
-        if added.returncode != 0:
-            log.warning("git add failed in %s: %s", self.location.relative, _stderr(added))
-            return False
-        message = subject + (f"\n\n{body}" if body else "") + "\n"
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".msg", delete=False) as f:
-            f.write(message)
-        try:
-            args = ["commit", "--quiet", "--no-verify", "-F", f.name]
-            if paths is not None:
-                args += ["--", *paths]
-            done = self._run(*args, author=author)
-        finally:
-            os.unlink(f.name)
-        if done is None:
-            return False
-        if done.returncode != 0:
-            text = (done.stdout + done.stderr).decode("utf-8", "replace")
-            if "nothing to commit" in text or "nothing added" in text or "no changes added" in text:
+        repo = self._repo()
+        with repo.lock:
+            try:
+                self._sync(repo)
+                if paths is None:
+                    root, _ = repo.work.scan(repo.root)
+                else:
+                    root, _ = repo.work.apply(repo.root, paths)
+                return self._record(repo, root, author, subject, body)
+            except Exception as error:
+                repo.loaded = False
+                log.warning("journal commit failed in %s: %s", self.location.relative, error)
                 return False
-            if "did not match any file" in text:
-                return False
-            log.warning("git commit failed in %s: %s", self.location.relative, text.strip())
-            return False
-        return True
 
     # ------------------------------------------------------------ public
 
     def dirty_paths(self) -> list[str]:
-        """Paths that differ from the last commit (renames give the new name)."""
+        """Paths that differ from the last commit (a move gives both names)."""
         if not self.enabled:
             return []
-        status = self._run("status", "--porcelain", "-uall", "-z")
-        if status is None or status.returncode != 0:
-            return []
-        fields = status.stdout.decode("utf-8", "replace").split("\x00")
-        paths, skip = [], False
-        for item in fields:
-            if skip:
-                skip = False
-                continue
-            if len(item) < 4:
-                continue
-            code, path = item[:2], item[3:]
-            if "R" in code or "C" in code:
-                skip = True  # the next field is the old name
-            paths.append(path)
-        return paths
+        found: list[str] = []
+        with self._locked() as repo:
+            if repo is not None:
+                found = repo.work.scan(repo.root, store=False)[1]
+        return sorted(set(found))
 
     def commit_out_of_band(self) -> None:
         """Commit whatever changed outside the tools, as ``out-of-band``."""
         if not self.enabled:
             return
-        with self.meta.journal_lock():
-            if self.dirty_paths():
-                self._commit_locked(
-                    OUT_OF_BAND, "out-of-band: changes from outside the tools", None, None
-                )
+        with self._locked() as repo:
+            if repo is None:
+                return
+            root, changed = repo.work.scan(repo.root)
+            if changed:
+                self._record(repo, root, OUT_OF_BAND, _OUT_OF_BAND_SUBJECT, None)
 
     def commit(
         self, capability: str, paths: Sequence[str], author: Author, body: str | None = None
@@ -240,20 +319,30 @@ class Journal:
             if len(unique) == 1
             else f"{capability}: {len(unique)} files"
         )
-        with self.meta.journal_lock():
-            self._commit_locked(author, subject, _collapse(body) if body else None, unique)
+        with self._locked() as repo:
+            if repo is None:
+                return
+            root, _ = repo.work.apply(repo.root, unique)
+            if root is not repo.root:
+                self._record(repo, root, author, subject, _collapse(body) if body else None)
 
     def commit_run(self, command: str, author: Author) -> int:
         """Commit what an exec run changed as ``author``; returns how many paths."""
         if not self.enabled:
             return 0
-        with self.meta.journal_lock():
-            changed = self.dirty_paths()
-            if not changed:
-                return 0
-            subject = f"exec: {changed[0]}" if len(changed) == 1 else f"exec: {len(changed)} files"
-            self._commit_locked(author, subject, _collapse(command), None)
-            return len(changed)
+        changed: list[str] = []
+        with self._locked() as repo:
+            if repo is not None:
+                root, found = repo.work.scan(repo.root)
+                changed = sorted(set(found))
+                if changed:
+                    subject = (
+                        f"exec: {changed[0]}"
+                        if len(changed) == 1
+                        else f"exec: {len(changed)} files"
+                    )
+                    self._record(repo, root, author, subject, _collapse(command))
+        return len(changed)
 
     def last_author(self, key: str) -> str | None:
         """The author name of the last commit touching ``key`` (None when unknown)."""

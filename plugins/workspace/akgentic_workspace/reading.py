@@ -30,6 +30,9 @@ __all__ = [
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_REGEX_META = frozenset(".^$*+?{}[]\\|()")
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def split_lines(text: str) -> list[str]:
@@ -60,6 +63,16 @@ def render_window(lines: list[str], offset: int, limit: int) -> Window:
         return Window(
             f"[... offset {first} is past the end: the file has {total} lines ...]", False
         )
+    end = min(total, first - 1 + max(limit, 1))
+    page = lines[first - 1 : end]
+    if max(map(len, page)) <= MAX_LINE_CHARS:
+        # The common page: nothing to clip; one pass, and the cap checked once.
+        shown = [f"{number:<6}{line}" for number, line in enumerate(page, first)]
+        text = "\n".join(shown)
+        if len(text) < MAX_OUTPUT_CHARS:
+            if first > 1 or end < total:
+                text += f"\n[... truncated: {total} lines total, showing {first}-{end} ...]"
+            return Window(text, first == 1 and end == total)
     out: list[str] = []
     size = 0
     clipped = capped = False
@@ -219,18 +232,41 @@ def checked_patterns(pattern: str) -> list[re.Pattern[str]]:
 
 
 def _files_under(files: TreeFiles, base: str) -> list[tuple[str, float, int]]:
-    """``(key, mtime, size)`` of every regular file under ``base`` (links skipped)."""
-    found = []
-    for key, entries in files.walk(base):
-        for e in entries:
-            if e.is_symlink() or e.is_dir(follow_symlinks=False):
-                continue
-            try:
-                info = e.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                found.append((f"{key}/{e.name}" if key else e.name, info.st_mtime, info.st_size))
+    """``(key, mtime, size)`` of every regular file under ``base`` (links skipped).
+
+    Walked from directory descriptors opened with ``O_NOFOLLOW``: a directory swapped
+    for a link while the walk runs is skipped, never entered.
+    """
+    found: list[tuple[str, float, int]] = []
+    try:
+        top = files.open_directory(base.split("/") if base else [])
+    except (OSError, RetriableError):
+        return found
+    stack = [(base, top)]
+    while stack:
+        key, fd = stack.pop()
+        try:
+            with os.scandir(fd) as listing:
+                entries = list(listing)
+            for e in entries:
+                try:
+                    info = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                mode = info.st_mode
+                child = f"{key}/{e.name}" if key else e.name
+                if stat.S_ISREG(mode):
+                    found.append((child, info.st_mtime, info.st_size))
+                elif stat.S_ISDIR(mode):
+                    try:
+                        sub = os.open(e.name, _DIR_FLAGS, dir_fd=fd)
+                    except OSError:
+                        continue  # turned into a link, or vanished: not entered
+                    stack.append((child, sub))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
     found.sort(key=lambda item: (-item[1], item[0]))
     return found
 
@@ -261,10 +297,20 @@ def render_glob(files: TreeFiles, pattern: str, base: str, max_results: int) -> 
 # ---------------------------------------------------------------- grep
 
 
+def _literal(pattern: str) -> bytes | None:
+    """The UTF-8 bytes every matching file must contain, when ``pattern`` is a plain word."""
+    if not pattern or any(c in _REGEX_META for c in pattern) or "\ufffd" in pattern:
+        return None
+    return pattern.encode("utf-8")
+
+
 def render_grep(
     files: TreeFiles, pattern: str, base: str, include: str, max_results: int, max_line: int
 ) -> str:
-    """``<path>:<line>: <text>`` for every matching line, newest files first, one cap."""
+    """``<path>:<line>: <text>`` for matching lines, newest files first, one global cap.
+
+    The search stops at the first match past the cap, whatever the number of files.
+    """
     try:
         regex = re.compile(pattern)
         whole = (
@@ -273,6 +319,7 @@ def render_grep(
     except re.error as error:
         raise RetriableError(f"Invalid regex pattern: {error}") from None
     includes = checked_patterns(include) if include else []
+    literal = _literal(pattern)
     kind = files.entry(base).kind
     if kind == "file":
         candidates = [(base, 0.0, 0)]
@@ -283,8 +330,8 @@ def render_grep(
     else:
         raise RetriableError(f"Directory not found: {base or '.'}")
     out: list[str] = []
-    total = 0
-    directories: dict[str, int] = {}
+    more = False
+    directories = _Directories(files)
     try:
         for key, _, size in candidates:
             parent, _, name = key.rpartition("/")
@@ -294,50 +341,75 @@ def render_grep(
                 rel = _relative(key, base_dir)
                 if not any(r.match(rel) or r.match(name) for r in includes):
                     continue
-            data = _read_in(files, directories, parent, name)
-            if data is None or b"\x00" in data[:8192]:
+            data = directories.read(parent, name)
+            if data is None or data.find(b"\x00", 0, 8192) >= 0:
+                continue
+            if literal is not None and literal not in data:
                 continue
             text = data.decode("utf-8", "replace")
             if whole is not None and whole.search(text) is None:
                 continue
-            for number, line in _matching_lines(text, regex, whole):
-                total += 1
-                if len(out) < max_results:
-                    shown = line if len(line) <= max_line else f"{line[:max_line]}… [line clipped]"
-                    out.append(f"{key}:{number}: {shown}")
+            wanted = max_results - len(out) + 1
+            for number, line in _matching_lines(text, regex, whole, wanted):
+                if len(out) == max_results:
+                    more = True
+                    break
+                shown = line if len(line) <= max_line else f"{line[:max_line]}… [line clipped]"
+                out.append(f"{key}:{number}: {shown}")
+            if more:
+                break
     finally:
-        for fd in directories.values():
-            os.close(fd)
+        directories.close()
     if not out:
         return "No matches found."
     text = "\n".join(out)
-    if total > max_results:
-        text += f"\n[... truncated: {total} total matches, showing first {max_results} ...]"
+    if more:
+        text += (
+            f"\n[... truncated: showing the first {max_results} matches; there are more — "
+            "narrow the pattern, path or include ...]"
+        )
     return text
 
 
-def _read_in(files: TreeFiles, directories: dict[str, int], parent: str, name: str) -> bytes | None:
-    """A regular file's bytes, opened without following links from a cached directory."""
-    fd = directories.get(parent)
-    if fd is None:
+class _Directories:
+    """Directory descriptors by key for one search, a bounded number kept open."""
+
+    _KEEP = 64
+
+    def __init__(self, files: TreeFiles) -> None:
+        self.files = files
+        self._open: dict[str, int] = {}
+
+    def read(self, parent: str, name: str) -> bytes | None:
+        """A regular file's bytes, opened without following links; None when not one."""
+        fd = self._open.get(parent)
+        if fd is None:
+            try:
+                fd = self.files.open_directory(parent.split("/") if parent else [])
+            except (OSError, RetriableError):
+                return None
+            if len(self._open) >= self._KEEP:
+                os.close(self._open.pop(next(iter(self._open))))
+            self._open[parent] = fd
         try:
-            fd = files.open_directory(parent.split("/") if parent else [])
-        except (OSError, RetriableError):
+            handle = os.open(name, _FILE_FLAGS, dir_fd=fd)
+        except OSError:
             return None
-        directories[parent] = fd
-    try:
-        handle = os.open(
-            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd
-        )
-    except OSError:
-        return None
-    try:
-        info = os.fstat(handle)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
-            return None
-        return os.read(handle, info.st_size + 1) if info.st_size < (1 << 20) else _read_all(handle)
-    finally:
-        os.close(handle)
+        try:
+            info = os.fstat(handle)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+                return None
+            if info.st_size < (1 << 20):
+                return os.read(handle, info.st_size + 1)
+            return _read_all(handle)
+        finally:
+            os.close(handle)
+
+    def close(self) -> None:
+        """Close every descriptor still open."""
+        for fd in self._open.values():
+            os.close(fd)
+        self._open.clear()
 
 
 def _read_all(fd: int) -> bytes:
@@ -348,16 +420,21 @@ def _read_all(fd: int) -> bytes:
 
 
 def _matching_lines(
-    text: str, regex: re.Pattern[str], whole: re.Pattern[str] | None
+    text: str, regex: re.Pattern[str], whole: re.Pattern[str] | None, limit: int
 ) -> list[tuple[int, str]]:
-    """``(line number, line)`` of every line ``regex`` matches, in order.
+    """``(line number, line)`` of the first ``limit`` lines ``regex`` matches, in order.
 
     With plain ``\\n`` endings the whole-text matches point at the candidate lines, so
     only those lines are checked; otherwise every line is.
     """
-    if whole is None or "\r" in text:
-        return [(n, line) for n, line in enumerate(split_lines(text), 1) if regex.search(line)]
     found: list[tuple[int, str]] = []
+    if whole is None or "\r" in text:
+        for n, line in enumerate(split_lines(text), 1):
+            if regex.search(line):
+                found.append((n, line))
+                if len(found) >= limit:
+                    break
+        return found
     number, counted_to, pos = 1, 0, 0
     while pos < len(text):
         match = whole.search(text, pos)
@@ -372,5 +449,7 @@ def _matching_lines(
         line = text[line_start : end if end >= 0 else len(text)]
         if regex.search(line):
             found.append((number, line))
+            if len(found) >= limit:
+                break
         pos = end + 1 if end >= 0 else len(text)
     return found
