@@ -158,6 +158,15 @@ def _queue(ctx: RagContext, files: list[WalkedFile], force: bool, counts: dict[s
                 verdict, sha = _decide(ctx, record, f, force)
                 if verdict == "current":
                     counts["current"] += 1
+                    triple = [f.size, f.mtime_ns, f.ino]
+                    live = (record or {}).get("live") or {}
+                    if record is not None and live.get("sha") == sha and live.get("stat") != triple:
+                        # Same bytes under a new stat (touched, rewritten alike): remember it.
+                        live["stat"] = triple
+                        record["stat"] = triple
+                        if record.get("status") == "stale" and record.get("claim") is None:
+                            record["status"] = "embedded" if live.get("embedded") else "keyword"
+                        store.write(record)
                     continue
                 total += record is None
                 store.write(_pending(record, f, sha))

@@ -181,8 +181,12 @@ class RagPipeline:
                         size += int(claimed.get("size", 0))
                 if not job:
                     break
+                try:
+                    future = self._index_pool.submit(self._index_job, job)
+                except RuntimeError:  # the interpreter is shutting down: claims stay for a resume
+                    self._closed = True
+                    return
                 self._jobs += 1
-                future = self._index_pool.submit(self._index_job, job)
                 future.add_done_callback(self._reported(self._on_index))
         self._feed_embedders()
 
@@ -264,6 +268,11 @@ class RagPipeline:
         sha = hashlib.sha256(data).hexdigest()
         if sha != record.get("sha"):
             return "moved:" + sha
+        try:
+            st = os.lstat(os.path.join(ctx.tree, path))
+            triple: list[int] | None = [st.st_size, st.st_mtime_ns, st.st_ino]
+        except OSError:
+            triple = None
         ext = os.path.splitext(path)[1].lower()
         text = ctx.extract(path, ext, data) if ext in DOCUMENT_TYPES else _decode(data)
         if not text.strip() and ext in DOCUMENT_TYPES:
@@ -373,8 +382,12 @@ class RagPipeline:
         size = max(1, min(EMBED_BATCH, self.ctx.max_batch))
         while self._queue and self._batches < EMBED_WORKERS:
             batch, self._queue = self._queue[:size], self._queue[size:]
+            try:
+                future = self._embed_pool.submit(self._embed_batch, batch)
+            except RuntimeError:  # shutting down: the claims are requeued by the next pipeline
+                self._closed = True
+                return
             self._batches += 1
-            future = self._embed_pool.submit(self._embed_batch, batch)
             future.add_done_callback(self._reported(functools.partial(self._on_embedded, batch)))
 
     def _embed_batch(self, batch: list[_Chunk]) -> None:
@@ -443,7 +456,8 @@ class RagPipeline:
             if next_set is None or next_set.get("sha") != sha:
                 return
             next_set["embedded"] = embedded
-            next_set["stat"] = record.get("stat")
+            next_set["stat"] = next_set.get("stat") or record.get("stat")
+            record["stat"] = next_set["stat"]
             old = record.get("live") or {}
             new_ids = {c["id"] for c in next_set["chunks"]}
             doomed = [c["id"] for c in old.get("chunks", []) if c["id"] not in new_ids]
