@@ -311,6 +311,7 @@ class RagPipeline:
             "text": name,
             "chunks": chunks,
             "embedded": False,
+            "stat": triple,
         }
         self._store_next(record, next_set, moved=False, reason=reason)
         return "indexed"
