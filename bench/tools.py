@@ -23,6 +23,9 @@ A section whose plugin is not installed is reported as ``{"skipped": "<reason>"}
 - ``knowledge_graph``: 10,000 entities and 10,000 relations in batches of 500, then
   one-entity adds, keyword and hybrid searches, and the summary's size at 1,000 and
   10,000 entities (same types and roots).
+- ``rag``: workspace retrieval (``bench/tools_rag.py``): 1,000 and 10,000 small files
+  indexed and drained with the hashing embedder, a 100-page PDF, the re-index after
+  one file of the 10,000 changed, keyword-only and hybrid search p50 at 10,000 files.
 
 Other card issues add their own section to this object. Run:
 ``.venv/bin/python bench/tools.py [--quick]``.
@@ -502,6 +505,7 @@ def main() -> None:
     result["planning"] = bench_planning(1000, 20 if quick else 50)
     result["knowledge_graph"] = bench_knowledge_graph(10_000, 20 if quick else 50)
     result.update(_workspace_sections(quick))
+    result.update(_rag_sections(quick))
     print(json.dumps(result))
 
 
@@ -515,6 +519,19 @@ def _workspace_sections(quick: bool) -> dict[str, Any]:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sections: dict[str, Any] = module.bench_workspace(quick)
+    return sections
+
+
+def _rag_sections(quick: bool) -> dict[str, Any]:
+    """Workspace retrieval's section (``rag.*``), measured by ``bench/tools_rag.py``."""
+    import importlib.util
+
+    path = Path(__file__).with_name("tools_rag.py")
+    spec = importlib.util.spec_from_file_location("akgentic_bench_tools_rag", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sections: dict[str, Any] = module.bench_rag(quick)
     return sections
 
 

@@ -27,11 +27,22 @@ from akgentic_workspace.params import (
     WorkspaceView,
     WorkspaceWrite,
 )
+from akgentic_workspace.rag.models import (
+    NewFileMessage,
+    RagSearchHit,
+    RagSearchResult,
+    WorkspaceRagIndex,
+    WorkspaceRagList,
+    WorkspaceRagSearch,
+)
 
 __all__ = [
     "DocumentReader",
     "EditItem",
     "ExpandMediaRefs",
+    "NewFileMessage",
+    "RagSearchHit",
+    "RagSearchResult",
     "Resource",
     "ResourceType",
     "WorkspaceAttached",
@@ -44,6 +55,9 @@ __all__ = [
     "WorkspaceMkdir",
     "WorkspaceMultiEdit",
     "WorkspacePatch",
+    "WorkspaceRagIndex",
+    "WorkspaceRagList",
+    "WorkspaceRagSearch",
     "WorkspaceRead",
     "WorkspaceRmdir",
     "WorkspaceTool",

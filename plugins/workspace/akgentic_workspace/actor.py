@@ -1,6 +1,6 @@
-"""The ``#Workspace-<scope>/<kind>/<leaf>`` tool actor: exec's owner within a team.
+"""The ``#Workspace-<scope>/<kind>/<leaf>`` tool actor: exec's and retrieval's owner in a team.
 
-Created only by a card whose exec is enabled, one per (team, tree). It holds no
+Created by a card whose exec or retrieval is enabled, one per (team, tree). It holds no
 workspace state of its own (an empty ``BaseState``, no events): the tree, its journal
 and its index are the durable state, and the lease orders two actors over one tree.
 Every method is O(1) on the actor's thread; commands run on the service's worker.
@@ -9,6 +9,7 @@ Every method is O(1) on the actor's thread; commands run on the service's worker
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
@@ -44,6 +45,9 @@ class WorkspaceActor(Akgent[WorkspaceConfig, BaseState]):
 
     def on_stop(self) -> None:
         """Kill a running command, close the backend, release the lease."""
+        pipeline = getattr(self, "_rag", None)
+        if pipeline is not None:
+            pipeline.close()
         service = getattr(self, "_service", None)
         if service is not None:
             service.close()
@@ -67,3 +71,46 @@ class WorkspaceActor(Akgent[WorkspaceConfig, BaseState]):
     def exec_status(self, agent_id: str, run_id: str) -> RunHandle | str:
         """The caller's own run, or the unknown-id message."""
         return self._service.handle(agent_id, run_id)
+
+    # ------------------------------------------------------------ retrieval
+
+    def rag_configure(self, settings: Any) -> None:
+        """Per-card retrieval settings (a tell; last writer wins); drains at once."""
+        from akgentic_workspace.rag.context import RagContext
+        from akgentic_workspace.rag.pipeline import RagPipeline
+
+        ctx = RagContext(settings)
+        pipeline = getattr(self, "_rag", None)
+        if pipeline is None:
+            me = self.proxy_tell(self.myAddress, WorkspaceActor)
+            self._rag = RagPipeline(ctx, me.rag_post)
+        else:
+            pipeline.ctx = ctx
+        self._rag.drain()
+
+    def rag_post(self, work: Any) -> None:
+        """Run a worker's report on this actor's thread."""
+        work()
+
+    def rag_drain(self) -> None:
+        """Claim pending files and feed the workers (a tell)."""
+        pipeline = getattr(self, "_rag", None)
+        if pipeline is not None:
+            pipeline.drain()
+
+    def rag_written(self, keys: list[str]) -> None:
+        """``reindex_on_write``: re-index these paths after the quiet period."""
+        pipeline = getattr(self, "_rag", None)
+        if pipeline is not None:
+            pipeline.written(list(keys))
+
+    def rag_busy(self) -> bool:
+        """Whether the pipeline has work in flight (an ask)."""
+        pipeline = getattr(self, "_rag", None)
+        return pipeline is not None and pipeline.busy()
+
+    def new_files(self, message: Any) -> None:
+        """An upload handler's :class:`NewFileMessage` (told): queue and drain, never raise."""
+        from akgentic_workspace.rag.uploads import queue_upload
+
+        queue_upload(getattr(self, "_rag", None), self.config.workspace_path, message)

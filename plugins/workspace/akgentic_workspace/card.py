@@ -11,9 +11,10 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from akgentic.tool.commands.rest_of_line import RestOfLine
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.channels import COMMAND, TOOL_CALL
+from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
+from akgentic.vector.param import VectorStoreParam
 from akgentic_workspace import documents
 from akgentic_workspace.actor import ACTOR_PREFIX, TOOL_ACTOR_ROLE, WorkspaceActor, WorkspaceConfig
 from akgentic_workspace.execution import (
@@ -56,6 +57,7 @@ from akgentic_workspace.paths import (
     validate_workspace_id,
     workspaces_root,
 )
+from akgentic_workspace.rag.models import WorkspaceRagIndex, WorkspaceRagList, WorkspaceRagSearch
 from akgentic_workspace.reading import checked_patterns, render_glob, render_grep, render_list
 from akgentic_workspace.session import WorkspaceSession
 
@@ -94,7 +96,14 @@ class WorkspaceTool(ToolCard):
     git_journal: bool = False
     resources: list[Resource] = Field(default_factory=list)
     max_observations_per_agent: int = Field(default=256, ge=1)
+    workspace_rag_index: WorkspaceRagIndex | bool = False
+    workspace_rag_list: WorkspaceRagList | bool = False
+    workspace_rag_search: WorkspaceRagSearch | bool = False
+    vector_store: VectorStoreParam | bool = True
+    max_documents: int | None = Field(default=None, ge=1)
+    max_document_chars: int | None = Field(default=None, ge=1)
 
+    _rag: Any = PrivateAttr(default=None)
     _session: WorkspaceSession | None = PrivateAttr(default=None)
     _exec_local: ExecService | None = PrivateAttr(default=None)
     _exec_actor: Any = PrivateAttr(default=None)
@@ -120,6 +129,53 @@ class WorkspaceTool(ToolCard):
     def _exec_served(self) -> bool:
         param = self._exec_param()
         return param is not None and bool(param.expose & {TOOL_CALL, COMMAND})
+
+    def _rag_on(self) -> bool:
+        """Retrieval is on when any of its three capabilities resolves."""
+        return any(
+            self._param(value, cls) is not None
+            for value, cls in (
+                (self.workspace_rag_index, WorkspaceRagIndex),
+                (self.workspace_rag_list, WorkspaceRagList),
+                (self.workspace_rag_search, WorkspaceRagSearch),
+            )
+        )
+
+    def _bind_rag(self, observer: Any, location: WorkspaceLocation) -> None:
+        from akgentic_workspace.rag.service import StaleMarker, bind_retrieval
+
+        session = self._session
+        if session is None:
+            return
+        if not self._rag_on():
+            session.mutation_hooks.append(StaleMarker(location.meta_dir))
+            return
+        actor = self._exec_actor
+        orchestrator = getattr(observer, "orchestrator", None)
+        if actor is None and orchestrator is not None:
+            actor_config = WorkspaceConfig(
+                name=f"{ACTOR_PREFIX}{location.relative}",
+                role=TOOL_ACTOR_ROLE,
+                workspace_path=str(location.tree),
+            )
+            created = observer.proxy_ask(orchestrator).getChildrenOrCreate(
+                WorkspaceActor, config=actor_config
+            )
+            actor = observer.proxy_ask(created)
+        reader = self._reader().document_reader
+        self._rag = bind_retrieval(
+            observer=observer,
+            location=location,
+            index=self._param(self.workspace_rag_index, WorkspaceRagIndex) or WorkspaceRagIndex(),
+            search_param=self._param(self.workspace_rag_search, WorkspaceRagSearch)
+            or WorkspaceRagSearch(),
+            listing=self._param(self.workspace_rag_list, WorkspaceRagList) or WorkspaceRagList(),
+            vector_store=self.vector_store,
+            read_only=self.read_only,
+            docs_enabled=reader is not False,
+            actor_address=actor,
+        )
+        session.mutation_hooks.append(StaleMarker(location.meta_dir, self._rag))
 
     def observer(self, observer: Any) -> WorkspaceTool:
         """Bind to the tree: resolve it, gate sharing, create it, seed it, set up exec."""
@@ -179,6 +235,7 @@ class WorkspaceTool(ToolCard):
                 service.configure(config)
                 service.attach(agent_id, agent_name)
                 self._exec_local = service
+        self._bind_rag(observer, location)
         return self
 
     def _locate(self, observer: Any) -> WorkspaceLocation:
@@ -350,6 +407,10 @@ class WorkspaceTool(ToolCard):
                 return self._view(path)
 
             tools.append(view.apply_instructions(workspace_view))
+        if self._rag_on():
+            from akgentic_workspace.rag.card_tools import rag_tools
+
+            tools.extend(rag_tools(self))
         if not self.read_only:
             tools.extend(self._write_tools())
         return tools
@@ -598,6 +659,10 @@ class WorkspaceTool(ToolCard):
                 return self._expand_media(prompt)
 
             commands[ExpandMediaRefs] = expand_media_refs
+        if self._rag_on():
+            from akgentic_workspace.rag.card_tools import rag_commands
+
+            commands.update(rag_commands(self))
         if not self.read_only:
             commands.update(self._write_commands())
         return commands
@@ -693,3 +758,23 @@ class WorkspaceTool(ToolCard):
     def get_system_prompts(self) -> list[Callable[[], str]]:
         """None: the tools' docstrings teach the model."""
         return []
+
+    def get_context_states(self) -> list[Callable[[], Any]]:
+        """The retrieval index's state (``workspace_rag_list`` on LLM_CONTEXT)."""
+        listing = self._param(self.workspace_rag_list, WorkspaceRagList, LLM_CONTEXT)
+        if listing is None:
+            return []
+        rows = listing.max_rows_shown
+
+        def workspace_rag_list() -> Any:
+            front = self._rag
+            if front is None:
+                return None
+            try:
+                from akgentic_workspace.rag.searching import index_state
+
+                return index_state(front.ctx, rows)
+            except Exception:  # a provider never raises
+                return None
+
+        return [workspace_rag_list]

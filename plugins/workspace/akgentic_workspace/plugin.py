@@ -1,10 +1,14 @@
-"""Hook implementation of the workspace plugin: registers ``WorkspaceTool`` as ``workspace``."""
+"""Hook implementation of the workspace plugin: registers ``WorkspaceTool`` as ``workspace``.
+
+It also registers the ``local`` vector backend that the retrieval capabilities keep
+beside each tree (``akgentic_workspace.rag.local_backend``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import ToolCardSpec, hookimpl
+from akgentic.plugins import ToolCardSpec, VectorBackendSpec, hookimpl
 
 #: The product documents' module path this plugin answers for.
 IMPORT_PATHS = ("akgentic.tool.workspace",)
@@ -21,5 +25,27 @@ def akgentic_tool_cards() -> Iterable[ToolCardSpec]:
             card=WorkspaceTool,
             description="The team's files behind a write gate, a git journal, sandboxed exec",
             import_paths=IMPORT_PATHS,
+        )
+    ]
+
+
+def _make_local(context: object) -> object:
+    from akgentic_workspace.rag.local_backend import make_local_backend
+
+    return make_local_backend(context)  # type: ignore[arg-type]
+
+
+@hookimpl
+def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:
+    """Register ``local``: SQLite rows under a tree's ``<leaf>.index/index/``."""
+    return [
+        VectorBackendSpec(
+            name="local",
+            factory=_make_local,
+            needs_actor=False,
+            persists_in_actor_state=False,
+            selectable_as_default=False,
+            description="Rows in a SQLite file beside a workspace tree (shared by processes)",
+            distribution="akgentic-workspace",
         )
     ]

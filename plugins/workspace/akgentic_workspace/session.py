@@ -8,6 +8,7 @@ exec lease, out-of-band commit, path locks, decide and publish, then the agent's
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -117,6 +118,8 @@ class WorkspaceSession:
         self.agent_id = agent_id
         self.agent_name = agent_name
         self.observations = _Observations(max_observations)
+        #: Called with the touched keys after each published mutation (never fails it).
+        self.mutation_hooks: list[Callable[[list[str]], None]] = []
 
     @property
     def author(self) -> Author:
@@ -244,6 +247,9 @@ class WorkspaceSession:
             with self.meta.path_locks(keys):
                 result, touched = body()
             self.journal.commit(capability, touched, HUMAN if human else self.author)
+        for hook in self.mutation_hooks:
+            with contextlib.suppress(Exception):  # a hook never fails the mutation
+                hook(touched)
         return result
 
     def _publish(self, staged: list[Staged]) -> None:

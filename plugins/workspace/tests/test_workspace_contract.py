@@ -6,7 +6,14 @@ import importlib
 from collections.abc import Callable
 
 import pytest
-from akgentic_workspace import WorkspaceExec, WorkspaceRead, WorkspaceRmdir, WorkspaceTool
+from akgentic_workspace import (
+    WorkspaceExec,
+    WorkspaceRagIndex,
+    WorkspaceRagSearch,
+    WorkspaceRead,
+    WorkspaceRmdir,
+    WorkspaceTool,
+)
 
 from akgentic.plugins import PluginInfo
 from akgentic.testing import ToolCardContract
@@ -29,11 +36,20 @@ class TestWorkspaceToolContract(ToolCardContract):
     @pytest.fixture(params=["defaults", "configured"])
     def card(self, request: pytest.FixtureRequest) -> ToolCard:
         if request.param == "defaults":
-            return WorkspaceTool(workspace_exec=True)
+            return WorkspaceTool(
+                workspace_exec=True,
+                workspace_rag_index=True,
+                workspace_rag_list=True,
+                workspace_rag_search=True,
+            )
         return WorkspaceTool(
             workspace_id="contract",
             workspace_read=WorkspaceRead(default_limit=50, instructions="Read before writing."),
             workspace_rmdir=WorkspaceRmdir(allow_recursive=False),
             workspace_exec=WorkspaceExec(timeout_s=5, poll_attempts=0, backend="bwrap"),
             git_journal=True,
+            workspace_rag_index=WorkspaceRagIndex(max_files=500),
+            workspace_rag_list=True,
+            workspace_rag_search=WorkspaceRagSearch(top_k=3),
+            vector_store=False,
         )

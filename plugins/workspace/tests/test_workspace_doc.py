@@ -22,11 +22,11 @@ def expected_output(block: str) -> str:
 
 
 def test_the_doc_has_python_examples() -> None:
-    assert len(BLOCKS) == 2
+    assert len(BLOCKS) == 3
     assert all(expected_output(block) for block in BLOCKS)
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=["gate", "recipes"])
+@pytest.mark.parametrize("block", BLOCKS, ids=["gate", "retrieval", "recipes"])
 def test_each_python_example_prints_its_documented_output(block: str) -> None:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):

@@ -1,0 +1,272 @@
+"""The ``local`` vector backend: rows in one SQLite file beside the tree, a matrix cache.
+
+Every ``add``/``remove`` is one SQLite transaction over the batch's rows (O(batch)),
+which also bumps a change counter. Each process keeps the rows of a database in an
+:class:`~akgentic.builtin.inmemory_engine.InMemoryStorage`; a call first compares the
+counter with the one the cache was built at and reloads when another process wrote.
+A crash keeps the previous committed state.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from akgentic.vector.protocol import (
+    SearchResult,
+    VectorEntry,
+    VectorQuery,
+    is_shared,
+)
+
+if TYPE_CHECKING:
+    from akgentic.vector.param import VectorStoreParam
+    from akgentic.vector.registry import BackendContext
+
+__all__ = ["LocalBackend", "make_local_backend"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS collections (name TEXT PRIMARY KEY, dimension INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS rows (
+    collection TEXT NOT NULL, object_id TEXT NOT NULL, ref_type TEXT, ref_id TEXT, text TEXT,
+    scope TEXT, path TEXT, ordinal INTEGER, team_id TEXT, tenant TEXT, vector BLOB,
+    PRIMARY KEY (collection, object_id));
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta VALUES ('version', 0);
+"""
+
+
+class _Database:
+    """One SQLite file and this process's cache of its rows."""
+
+    def __init__(self, path: Path) -> None:
+        from akgentic.builtin.inmemory_engine import InMemoryStorage
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self.conn = sqlite3.connect(str(path), timeout=60.0, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        with self.conn:
+            self.conn.executescript(_SCHEMA)
+        self.storage = InMemoryStorage()
+        self.version = -1
+
+    def current(self) -> int:
+        row = self.conn.execute("SELECT v FROM meta WHERE k='version'").fetchone()
+        return int(row[0])
+
+    def sync(self) -> None:
+        """Reload the cache when the database changed since it was built."""
+        version = self.current()
+        if version != self.version:
+            self._reload()
+            self.version = version
+
+    def _reload(self) -> None:
+        import numpy as np
+
+        from akgentic.builtin.inmemory_engine import _Collection, _Row
+
+        storage = self.storage
+        storage.collections.clear()
+        for name, dimension in self.conn.execute("SELECT name, dimension FROM collections"):
+            target = _Collection(int(dimension))
+            rows: list[Any] = []
+            blobs: list[bytes] = []
+            for r in self.conn.execute(
+                "SELECT object_id, ref_type, ref_id, text, scope, path, ordinal, team_id, tenant,"
+                " vector FROM rows WHERE collection=? ORDER BY rowid",
+                (name,),
+            ):
+                rows.append(
+                    _Row(
+                        ref_type=r[1], ref_id=r[2], text=r[3], scope=r[4], path=r[5],
+                        ordinal=r[6], team_id=r[7] or "", tenant=r[8], object_id=r[0],
+                    )
+                )  # fmt: skip
+                blobs.append(r[9])
+            if rows:
+                matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(
+                    len(rows), int(dimension)
+                )
+                target.upsert(rows, matrix.copy(), storage.teams, storage.scopes)
+            storage.collections[name] = target
+
+    def commit(self, statements: list[tuple[str, list[tuple[Any, ...]]]]) -> None:
+        """Run the statements and bump the counter in one transaction."""
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            for sql, params in statements:
+                self.conn.executemany(sql, params)
+            self.conn.execute("UPDATE meta SET v = v + 1 WHERE k='version'")
+            version = self.current()
+        # Our own write keeps the cache valid only if nobody wrote in between.
+        self.version = version if version == self.version + 1 else -1
+
+
+_databases: dict[str, _Database] = {}
+_databases_lock = threading.Lock()
+
+
+def _database(root: str) -> _Database:
+    path = str(Path(root) / "index" / "vectors.sqlite3")
+    with _databases_lock:
+        db = _databases.get(path)
+        if db is None:
+            db = _databases[path] = _Database(Path(path))
+        return db
+
+
+class LocalBackend:
+    """A team's (and tenant's) view over the database under ``<root>/index/``."""
+
+    def __init__(self, root: str, team_id: str | None = None, tenant: str | None = None) -> None:
+        from akgentic.builtin.inmemory_engine import InMemoryBackend
+
+        self.db = _database(root)
+        self.team_id = team_id or None
+        self.tenant = tenant
+        self.view = InMemoryBackend(self.db.storage, team_id=team_id, tenant=tenant)
+
+    def create_collection(self, name: str, config: VectorStoreParam) -> None:
+        """Create ``name`` if absent; another width raises ValueError."""
+        with self.db.lock:
+            self.db.sync()
+            existing = self.db.storage.collections.get(name)
+            if existing is not None and existing.dimension != config.dimension:
+                raise ValueError(
+                    f"collection {name!r} exists with dimension {existing.dimension}, "
+                    f"not {config.dimension}"
+                )
+            if existing is None:
+                self.db.commit(
+                    [
+                        (
+                            "INSERT OR IGNORE INTO collections VALUES (?, ?)",
+                            [(name, config.dimension)],
+                        )
+                    ]
+                )
+                self.db.version = -1
+                self.db.sync()
+            self.view.create_collection(name, config)
+
+    def add(self, collection: str, entries: list[VectorEntry]) -> None:
+        """Upsert the batch in one transaction."""
+        from akgentic.builtin.inmemory_engine import _as_matrix
+
+        with self.db.lock:
+            self.db.sync()
+            if not entries:
+                self.view.add(collection, entries)
+                return
+            unit = self.view.add_matrix(
+                collection, entries, _as_matrix([e.vector for e in entries])
+            )
+            target = self.db.storage.collections[collection]
+            team = "" if is_shared(collection) else (self.team_id or "")
+            params = []
+            for entry, vector in zip(entries, unit, strict=True):
+                row = target.rows[target.slots[self._oid(collection, entry.ref_id)]]
+                params.append(
+                    (collection, row.object_id, entry.ref_type, entry.ref_id, entry.text,
+                     entry.scope, entry.path, entry.ordinal, team, self.tenant, vector.tobytes())
+                )  # fmt: skip
+            try:
+                self.db.commit(
+                    [("INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?)", params)]
+                )
+            except Exception:
+                self.db.version = -1
+                raise
+
+    def _oid(self, collection: str, ref_id: str) -> str:
+        from akgentic.vector.protocol import row_object_id
+
+        return row_object_id(collection, self.team_id, self.tenant, ref_id)
+
+    def remove(
+        self,
+        collection: str,
+        ref_ids: list[str],
+        scope: str | None = None,
+        path_prefix: str | None = None,
+    ) -> None:
+        """Delete the listed ids matching the predicates, in one transaction."""
+        with self.db.lock:
+            self.db.sync()
+            target = self.db.storage.collections.get(collection)
+            wanted = set(ref_ids)
+            before = (
+                [] if target is None else [r.object_id for r in target.rows if r.ref_id in wanted]
+            )
+            self.view.remove(collection, ref_ids, scope=scope, path_prefix=path_prefix)
+            if target is None:
+                return
+            gone = [(collection, oid) for oid in before if oid not in target.slots]
+            if gone:
+                try:
+                    self.db.commit([("DELETE FROM rows WHERE collection=? AND object_id=?", gone)])
+                except Exception:
+                    self.db.version = -1
+                    raise
+
+    def search(
+        self,
+        collection: str,
+        query_vector: list[float],
+        top_k: int,
+        scope: str | None = None,
+        path_prefix: str | None = None,
+        query: VectorQuery | None = None,
+    ) -> SearchResult:
+        """Cosine top-``top_k`` over the cached rows."""
+        with self.db.lock:
+            self.db.sync()
+            return self.view.search(
+                collection, query_vector, top_k, scope=scope, path_prefix=path_prefix, query=query
+            )
+
+    def count(self, collection: str) -> int:
+        """Rows visible to this view."""
+        with self.db.lock:
+            self.db.sync()
+            return self.view.count(collection)
+
+    def list_collections(self) -> list[str]:
+        """Every collection of the database."""
+        with self.db.lock:
+            self.db.sync()
+            return self.view.list_collections()
+
+    def delete_by_team(self, collection: str, team_id: str) -> int:
+        """Admin: delete ``team_id``'s rows of a team-scoped collection."""
+        with self.db.lock:
+            self.db.sync()
+            removed = self.view.delete_by_team(collection, team_id)
+            if removed:
+                self.db.commit(
+                    [("DELETE FROM rows WHERE collection=? AND team_id=?", [(collection, team_id)])]
+                )
+            return removed
+
+    def stored_ids(self, collection: str) -> list[str]:
+        """Row ids of ``collection`` (for the contract kit)."""
+        with self.db.lock:
+            self.db.sync()
+            return self.view.stored_ids(collection)
+
+
+def make_local_backend(context: BackendContext) -> LocalBackend:
+    """The factory of the ``local`` spec; a missing ``root`` is a ValueError."""
+    root = context.root
+    if not root:
+        raise ValueError(
+            "the 'local' vector backend needs a root directory (the workspace card sets it "
+            "to the tree's <leaf>.index sibling); other cards cannot use it"
+        )
+    tenant = context.config.tenant if context.config is not None else None
+    return LocalBackend(root, team_id=context.team_id, tenant=tenant)
