@@ -1,19 +1,56 @@
-"""akgentic.core: the actor runtime every team runs on (pydantic + pykka only)."""
+"""akgentic.core: the actor runtime every team runs on (pydantic + pykka only).
 
-from typing import Any
+Public names are exported lazily: ``from akgentic.core import Orchestrator`` imports
+the modules that define it, and ``import akgentic.core`` alone imports nothing but
+this file. That keeps the packages built on the core cheap to import when they need
+one corner of it (``akgentic.tool`` only needs the serializer, not the actor system).
+"""
 
-from pykka import ActorDeadError, ActorRef, ActorRegistry
+from __future__ import annotations
 
-from akgentic.core.actor_address import ActorAddress, ActorAddressProxy, ActorAddressStopped
-from akgentic.core.actor_address_impl import ActorAddressImpl
-from akgentic.core.actor_system import ActorSystem, ExecutionContext, Statistics
-from akgentic.core.agent import Akgent, AkgentDeserializeContext
-from akgentic.core.agent_card import AgentCard
-from akgentic.core.agent_config import BaseConfig, deprecated_agent_config
-from akgentic.core.agent_state import AkgentStateObserver, BaseState
-from akgentic.core.event_subscriber import EventSubscriber
-from akgentic.core.orchestrator import Orchestrator
-from akgentic.core.user_proxy import UserProxy
+from typing import TYPE_CHECKING, Any
+
+from akgentic._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from pykka import ActorDeadError, ActorRef, ActorRegistry
+
+    from akgentic.core.actor_address import (
+        ActorAddress,
+        ActorAddressProxy,
+        ActorAddressStopped,
+    )
+    from akgentic.core.actor_address_impl import ActorAddressImpl
+    from akgentic.core.actor_system import ActorSystem, ExecutionContext, Statistics
+    from akgentic.core.agent import Akgent, AkgentDeserializeContext
+    from akgentic.core.agent_card import AgentCard
+    from akgentic.core.agent_config import BaseConfig
+    from akgentic.core.agent_state import AkgentStateObserver, BaseState
+    from akgentic.core.event_subscriber import EventSubscriber
+    from akgentic.core.orchestrator import Orchestrator
+    from akgentic.core.user_proxy import UserProxy
+
+_LAZY: dict[str, str] = {
+    "ActorDeadError": "pykka",
+    "ActorRef": "pykka",
+    "ActorRegistry": "pykka",
+    "ActorAddress": "akgentic.core.actor_address",
+    "ActorAddressProxy": "akgentic.core.actor_address",
+    "ActorAddressStopped": "akgentic.core.actor_address",
+    "ActorAddressImpl": "akgentic.core.actor_address_impl",
+    "ActorSystem": "akgentic.core.actor_system",
+    "ExecutionContext": "akgentic.core.actor_system",
+    "Statistics": "akgentic.core.actor_system",
+    "Akgent": "akgentic.core.agent",
+    "AkgentDeserializeContext": "akgentic.core.agent",
+    "AgentCard": "akgentic.core.agent_card",
+    "BaseConfig": "akgentic.core.agent_config",
+    "AkgentStateObserver": "akgentic.core.agent_state",
+    "BaseState": "akgentic.core.agent_state",
+    "EventSubscriber": "akgentic.core.event_subscriber",
+    "Orchestrator": "akgentic.core.orchestrator",
+    "UserProxy": "akgentic.core.user_proxy",
+}
 
 __all__ = [
     "ActorAddress",
@@ -38,8 +75,16 @@ __all__ = [
     "UserProxy",
 ]
 
+_get_export, _dir = lazy_exports(__name__, _LAZY, globals())
+
 
 def __getattr__(name: str) -> Any:
-    if name == "AgentConfig":  # the old name of BaseConfig; warns
+    if name == "AgentConfig":  # the old name of BaseConfig; warns, so never cached
+        from akgentic.core.agent_config import deprecated_agent_config
+
         return deprecated_agent_config(stacklevel=3)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _get_export(name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*_dir(), *__all__})

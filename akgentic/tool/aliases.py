@@ -23,14 +23,15 @@ Rules:
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import pkgutil
 import sys
 import threading
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import importlib.abc
 
 __all__ = [
     "ALIAS_ROOT",
@@ -57,6 +58,8 @@ def _kernel_modules() -> frozenset[str]:
     """Names of the real modules and packages directly under ``akgentic.tool``."""
     global _kernel_children
     if _kernel_children is None:
+        import pkgutil
+
         package = sys.modules.get(ALIAS_ROOT)
         paths: Sequence[str] = getattr(package, "__path__", None) or []
         _kernel_children = frozenset(info.name for info in pkgutil.iter_modules(paths))
@@ -96,7 +99,12 @@ def _not_installed(path: str, card_name: str) -> AliasNotInstalledError:
     return AliasNotInstalledError(f"{message}. {hint}" if hint else message, name=path)
 
 
-class _AliasLoader(importlib.abc.Loader):
+# The finder and loader implement the import protocols without deriving from
+# importlib.abc: that module pulls in importlib.resources, tempfile and more, a
+# noticeable share of what ``import akgentic.tool`` would otherwise cost.
+
+
+class _AliasLoader:
     """Puts the target module itself in ``sys.modules`` under the alias name."""
 
     def __init__(self, target: str) -> None:
@@ -112,7 +120,7 @@ class _AliasLoader(importlib.abc.Loader):
         sys.modules[module.__name__] = importlib.import_module(self._target)
 
 
-class SeedAliasFinder(importlib.abc.MetaPathFinder):
+class SeedAliasFinder:
     """Meta-path finder resolving ``akgentic.tool.<alias>[.<sub>]`` to plugin modules."""
 
     def find_spec(
@@ -138,7 +146,8 @@ class SeedAliasFinder(importlib.abc.MetaPathFinder):
         for alias in sorted(served, key=len, reverse=True):
             if fullname == alias or fullname.startswith(alias + "."):
                 module = served[alias] + fullname[len(alias) :]
-                return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module))
+                loader = cast("importlib.abc.Loader", _AliasLoader(module))
+                return importlib.machinery.ModuleSpec(fullname, loader)
         card_name = _well_known_card(fullname)
         if card_name is not None and fullname.count(".") == 2:
             raise _not_installed(fullname, card_name)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from typing import TYPE_CHECKING
 
-from akgentic.tool.core.card import ToolCard
+if TYPE_CHECKING:
+    from akgentic.tool.core.card import ToolCard
 
 __all__ = ["CardNotInstalledError", "card_name_from_class_name", "resolve_card_attribute"]
 

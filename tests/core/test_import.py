@@ -1,50 +1,69 @@
-"""Importing the core is cheap and layered: pydantic, pykka and the stdlib only."""
+"""Importing the core is cheap and layered: pydantic, pykka and the stdlib only.
+
+How long the import takes is a benchmark figure (``bench/imports.py``), not a test:
+a wall-clock limit flakes on a loaded machine. What is tested is what makes it cheap,
+which modules an import loads and which it must not.
+"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
+#: Libraries the core never needs: LLM clients, HTTP stacks, YAML, plugin discovery.
+HEAVY = ("pydantic_ai", "openai", "httpx", "yaml", "stevedore", "pluggy", "mcp", "tavily")
 
-def _import_seconds() -> float:
-    """Cumulative cost of ``import akgentic.core`` in a fresh interpreter (``-X importtime``).
 
-    Everything the import pulls in counts (pydantic, pykka, our modules); only
-    the interpreter's own start-up does not, which is what makes the figure
-    stable on a loaded machine while still measuring the import.
-    """
+def _modules_after(statement: str) -> set[str]:
+    code = f"{statement}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import akgentic.core"],
-        check=True,
-        capture_output=True,
-        text=True,
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120
     )
-    for line in out.stderr.splitlines():
-        fields = [f.strip() for f in line.removeprefix("import time:").split("|")]
-        if len(fields) == 3 and fields[2] == "akgentic.core":
-            return int(fields[1]) / 1e6
-    raise AssertionError("no importtime line for akgentic.core")
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def test_importing_akgentic_core_takes_under_300_ms() -> None:
-    # Best of ten: the limit is about our import cost, not a busy machine.
-    best = float("inf")
-    for _ in range(10):
-        best = min(best, _import_seconds())
-        if best < 0.3:
-            break
-    assert best < 0.3, f"import akgentic.core took {best:.3f} s"
+def _kernel_outside_core(modules: set[str]) -> set[str]:
+    # akgentic._lazy is the package-export helper, not a kernel layer.
+    allowed = ("akgentic.core", "akgentic._lazy")
+    return {m for m in modules if m.startswith("akgentic.") and not m.startswith(allowed)}
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in HEAVY}
+
+
+def test_importing_the_core_package_alone_loads_neither_pydantic_nor_pykka() -> None:
+    modules = _modules_after("import akgentic.core")
+    assert "pydantic" not in modules
+    assert "pykka" not in modules
+    assert not {m for m in modules if m.startswith("akgentic.core.")}
+
+
+def test_a_public_name_loads_only_what_defines_it() -> None:
+    modules = _modules_after("from akgentic.core import BaseConfig")
+    assert "akgentic.core.agent_config" in modules
+    assert "pydantic" in modules
+    # BaseConfig needs no actor runtime and no message model.
+    assert "pykka" not in modules
+    assert "akgentic.core.actor_system" not in modules
+    assert "akgentic.core.messages.message" not in modules
+
+
+def test_the_serializer_does_not_load_the_actor_system() -> None:
+    modules = _modules_after("import akgentic.core.utils.serializer")
+    assert "pykka" not in modules
+    assert "akgentic.core.orchestrator" not in modules
 
 
 def test_the_core_imports_no_other_kernel_layer_and_no_llm_library() -> None:
-    code = (
-        "import sys, akgentic.core, akgentic.core.messages, akgentic.core.utils;"
-        "bad = [m for m in sys.modules if m.startswith(('akgentic.', 'pydantic_ai', 'openai', "
-        "'httpx')) and not m.startswith('akgentic.core')];"
-        "print(','.join(bad))"
+    modules = _modules_after(
+        "import akgentic.core, akgentic.core.messages, akgentic.core.utils\n"
+        "from akgentic.core import *"
     )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    assert out.stdout.strip() == ""
+    assert "akgentic.core.orchestrator" in modules  # the star import did load it all
+    assert _kernel_outside_core(modules) == set()
+    assert _heavy(modules) == set()
 
 
 def test_the_public_names_are_importable_from_their_documented_paths() -> None:
@@ -65,3 +84,16 @@ def test_the_public_names_are_importable_from_their_documented_paths() -> None:
     from akgentic.core.orchestrator import STOP_TIMEOUT
 
     assert STOP_TIMEOUT == 30.0
+
+
+def test_every_exported_name_resolves_to_the_object_of_its_module() -> None:
+    import pykka
+
+    import akgentic.core as core
+    from akgentic.core.orchestrator import Orchestrator
+
+    assert core.Orchestrator is Orchestrator
+    assert core.ActorRegistry is pykka.ActorRegistry
+    missing = [n for n in core.__all__ if n != "AgentConfig" and not hasattr(core, n)]
+    assert missing == []
+    assert set(core.__all__) <= set(dir(core))

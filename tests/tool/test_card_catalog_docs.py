@@ -63,6 +63,17 @@ def test_every_card_page_is_linked_from_the_index() -> None:
     index = (DOCS.parent / "index.md").read_text(encoding="utf-8")
     for name in CARDS:
         assert f"(cards/{name}.md)" in index
+    assert "(workspace.md)" in index
+    assert "(tool-quickstart.md)" in index
+
+
+def test_every_card_page_is_listed_here_and_linked_from_the_readme() -> None:
+    assert {page.stem for page in DOCS.glob("*.md")} == set(CARDS)
+    readme = (DOCS.parents[1] / "README.md").read_text(encoding="utf-8")
+    for name in CARDS:
+        assert f"(docs/cards/{name}.md)" in readme
+    assert "(docs/workspace.md)" in readme
+    assert "(docs/tool-quickstart.md)" in readme
 
 
 def test_the_seed_import_paths_of_the_issue_resolve_to_the_plugin_classes() -> None:

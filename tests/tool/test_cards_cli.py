@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -79,3 +81,38 @@ def test_cards_schema_of_an_unknown_card_fails_with_the_installed_list(
     assert result.exit_code == 1
     assert "available: tally" in result.output
     assert "pip install akgentic-planning" in result.output
+
+
+#: The catalog of the tool document: card name -> the distribution that provides it.
+CATALOG = {
+    "workspace": "akgentic-workspace",
+    "planning": "akgentic-planning",
+    "knowledge_graph": "akgentic-knowledge-graph",
+    "search": "akgentic-search",
+    "mcp": "akgentic-mcp",
+    "metadata": "akgentic-metadata",
+    "notification": "akgentic-notification",
+    "skill": "akgentic-skill",
+    "model": "akgentic-model",
+}
+
+
+def test_the_installed_cli_lists_every_catalog_card_with_its_description() -> None:
+    # The real environment (every catalog plugin installed by make install), in a
+    # fresh process: what a user typing ``akgentic cards`` sees.
+    for name in CATALOG:
+        pytest.importorskip(f"akgentic_{name}")
+    done = subprocess.run(
+        [sys.executable, "-m", "akgentic.cli", "cards", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    listed = {card["name"]: card for card in json.loads(done.stdout)}
+    for name, distribution in CATALOG.items():
+        assert name in listed, f"akgentic cards does not list {name}"
+        card = listed[name]
+        assert card["distribution"] == distribution
+        assert card["description"].strip(), f"{name} has no description"
+        assert card["class"].startswith(f"akgentic_{name}.")

@@ -176,6 +176,33 @@ class AsyncTool(Base):
         return [fetch]
 
 
+class Report(BaseToolParam):
+    """A command-only capability with a param class of its own."""
+
+    expose: set[Channels] = {COMMAND}
+
+
+class Reporter(ToolCard):
+    """Serves one command, under ``Report``, and nothing else."""
+
+    report: Report | bool = True
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        return []
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        if self._param(self.report, Report, COMMAND) is None:
+            return {}
+
+        def report(topic: str) -> str:
+            """Report on a topic."""
+            if not topic:
+                raise RetriableError("name a topic")
+            return f"report on {topic}"
+
+        return {Report: report}
+
+
 @pytest.fixture(autouse=True)
 def _clear_wiring_log() -> None:
     WIRED.clear()
@@ -288,6 +315,30 @@ def test_the_command_registry_holds_every_card_command_with_its_owner() -> None:
         ("b_cmd", "B"),
     ]
     assert registry.dispatch("/b_cmd") == "b"
+
+
+def test_get_commands_maps_each_param_class_to_its_card_command_in_order() -> None:
+    commands = ToolFactory([Reporter(), A()]).get_commands()
+    assert list(commands) == [Report, Ops]
+    assert commands[Report]("sales") == "report on sales"
+    assert commands[Ops]() == "a"
+
+
+def test_get_commands_are_the_cards_own_callables_without_retry_wrapping() -> None:
+    commands = ToolFactory([Reporter()], retry_exception=Retry).get_commands()
+    assert commands[Report].__name__ == "report"
+    # Code calls commands directly, so the card's own error reaches it.
+    with pytest.raises(RetriableError, match="name a topic"):
+        commands[Report]("")
+
+
+def test_a_command_turned_off_is_not_in_get_commands() -> None:
+    assert ToolFactory([Reporter(report=False), A()]).get_commands().keys() == {Ops}
+
+
+def test_two_cards_serving_one_param_class_are_refused_by_get_commands() -> None:
+    with pytest.raises(ValueError, match="command param Ops is served by both A and B"):
+        ToolFactory([A(), B()]).get_commands()
 
 
 def test_extra_commands_are_owned_by_the_agent() -> None:
