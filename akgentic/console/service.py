@@ -307,7 +307,9 @@ class ConsoleService:
         limit = max(1, min(limit, _MAX_PAGE))
         filtered = bool(kind or type_ or member)
         total: int | None
-        if self._history.cached(team_id):
+        # The newest page is cut from the store, so a long log opens at once; paging
+        # back loads the log into memory once (the roster and questions need it too).
+        if before is not None or self._history.cached(team_id):
             _events, rows = self._history.get(self.manager, team_id)
             if filtered:
                 rows = [r for r in rows if _matches(r, kind, type_, member)]
