@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -38,6 +39,11 @@ message_types:
 """
 
 
+def _plugin(module: str) -> Any:
+    """A plugin's module (plugins are separate distributions: imported by name)."""
+    return importlib.import_module(module)
+
+
 def _team(card: str) -> Any:
     from akgentic.team.card_yaml import parse_team_card
 
@@ -56,7 +62,9 @@ def _pane(panes: list[dict[str, Any]], card: str) -> dict[str, Any]:
 
 
 def test_the_planning_pane_groups_tasks_by_status_with_owner_and_dependencies() -> None:
-    from akgentic_planning.models import PlanManagerState, PlanningStateEvent, Task
+    PlanManagerState = _plugin("akgentic_planning.models").PlanManagerState  # noqa: N806
+    PlanningStateEvent = _plugin("akgentic_planning.models").PlanningStateEvent  # noqa: N806
+    Task = _plugin("akgentic_planning.models").Task  # noqa: N806
 
     from akgentic.team.models import AgentStateSnapshot
 
@@ -113,13 +121,11 @@ def test_a_planning_pane_without_tasks_says_so() -> None:
 
 
 def test_the_graph_pane_draws_entities_and_relations_from_snapshot_and_events() -> None:
-    from akgentic_knowledge_graph.models import (
-        Entity,
-        KnowledgeGraph,
-        KnowledgeGraphState,
-        KnowledgeGraphStateEvent,
-        Relation,
-    )
+    Entity = _plugin("akgentic_knowledge_graph.models").Entity  # noqa: N806
+    KnowledgeGraph = _plugin("akgentic_knowledge_graph.models").KnowledgeGraph  # noqa: N806
+    KnowledgeGraphState = _plugin("akgentic_knowledge_graph.models").KnowledgeGraphState  # noqa: N806
+    KnowledgeGraphStateEvent = _plugin("akgentic_knowledge_graph.models").KnowledgeGraphStateEvent  # noqa: N806
+    Relation = _plugin("akgentic_knowledge_graph.models").Relation  # noqa: N806
 
     from akgentic.team.models import AgentStateSnapshot
 
@@ -183,7 +189,7 @@ def test_graph_edges_to_unknown_nodes_and_odd_values_are_cleaned() -> None:
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Any]]:
     """A tree under a workspaces root, bound to the team by a stored event; a secret beside it."""
-    from akgentic_workspace.params import WorkspaceAttached
+    WorkspaceAttached = _plugin("akgentic_workspace.params").WorkspaceAttached  # noqa: N806
 
     root = tmp_path / "workspaces"
     monkeypatch.setenv("AKGENTIC_WORKSPACES_ROOT", str(root))
@@ -226,7 +232,7 @@ def test_the_workspace_pane_lists_the_tree_and_marks_links_out_unopenable(
 
 
 def test_the_file_viewer_shows_a_file_as_text(workspace: tuple[Path, list[Any]]) -> None:
-    from akgentic_workspace.console_pane import open_workspace_item
+    open_workspace_item = _plugin("akgentic_workspace.console_pane").open_workspace_item
 
     _tree, events = workspace
     assert (
@@ -249,7 +255,7 @@ def test_the_file_viewer_shows_a_file_as_text(workspace: tuple[Path, list[Any]])
 def test_the_file_viewer_refuses_paths_leaving_the_tree(
     workspace: tuple[Path, list[Any]], key: str
 ) -> None:
-    from akgentic_workspace.console_pane import open_workspace_item
+    open_workspace_item = _plugin("akgentic_workspace.console_pane").open_workspace_item
 
     _tree, events = workspace
     with pytest.raises(ValueError):
@@ -257,7 +263,7 @@ def test_the_file_viewer_refuses_paths_leaving_the_tree(
 
 
 def test_the_file_viewer_reports_missing_items(workspace: tuple[Path, list[Any]]) -> None:
-    from akgentic_workspace.console_pane import open_workspace_item
+    open_workspace_item = _plugin("akgentic_workspace.console_pane").open_workspace_item
 
     _tree, events = workspace
     for key in ("0:nope.txt", "0:src", "7:notes.txt", "notes.txt"):
