@@ -232,6 +232,16 @@ def create_app(service: ConsoleService, *, token: str | None, loopback: bool) ->
         rows: list[dict[str, Any]] = await run(service.panes, team_id)
         return rows
 
+    @app.get("/api/teams/{team_id}/panes/{name}/item", tags=["team page"])
+    async def pane_item(
+        team_id: UUID,
+        name: Annotated[str, Path(max_length=200)],
+        key: Annotated[str, Query(max_length=4_000)],
+    ) -> dict[str, Any]:
+        """One item of an openable pane (e.g. a workspace file), as blocks."""
+        found: dict[str, Any] = await run(service.pane_item, team_id, name, key)
+        return found
+
     @app.get(
         "/api/teams/{team_id}/stream",
         tags=["team page"],

@@ -3,9 +3,10 @@
 A pane belongs to a tool card by its registered name. For each card a team's
 members carry, the console shows the plugin's pane when one is registered and
 otherwise the latest context state that card gave the model, as text. A pane's
-blocks are plain data (``text``, ``list``, ``table``); everything in them is
-turned into strings here, and the page only ever writes them as text, so a pane
-cannot inject markup.
+blocks are plain data (``text``, ``list``, ``table``, ``graph``, ``tree``);
+everything in them is turned into strings here, and the page only ever writes
+them as text, so a pane cannot inject markup. A pane with an ``open`` callable
+answers for one item of its ``tree`` blocks (a file, say) with more blocks.
 """
 
 from __future__ import annotations
@@ -17,12 +18,21 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 if TYPE_CHECKING:
+    from akgentic.core.messages.message import Message
     from akgentic.plugins import PluginRegistry
     from akgentic.team.card import TeamCard
     from akgentic.team.models import AgentStateSnapshot
     from akgentic.tool.core.card import ToolCard
 
-__all__ = ["MAX_BLOCK_ITEMS", "PaneBlock", "PaneSource", "clean_blocks", "team_panes"]
+__all__ = [
+    "MAX_BLOCK_ITEMS",
+    "PaneBlock",
+    "PaneSource",
+    "clean_blocks",
+    "open_pane_item",
+    "pane_sources",
+    "team_panes",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -43,12 +53,15 @@ class PaneSource:
         cards: The team's tool cards of the pane's card name, one per member carrying it.
         members: The names of those members, in the order of ``cards``.
         states: The latest stored state of every agent of the team.
+        events: The team's stored messages, oldest first (tool state events
+            among them), for panes that replay what changed since a snapshot.
     """
 
     team_id: UUID
     cards: list[ToolCard] = field(default_factory=list)
     members: list[str] = field(default_factory=list)
     states: list[AgentStateSnapshot] = field(default_factory=list)
+    events: Sequence[Message] = ()
 
 
 def _text(value: object, limit: int = _MAX_TEXT) -> str:
@@ -73,9 +86,48 @@ def clean_blocks(blocks: object) -> list[dict[str, Any]]:
             columns = [_text(c, 200) for c in block.get("columns") or []]
             rows = [[_text(cell) for cell in row] for row in (block.get("rows") or [])]
             cleaned.append({"kind": "table", "columns": columns, "rows": rows[:MAX_BLOCK_ITEMS]})
+        elif kind == "graph":
+            cleaned.append(_clean_graph(block))
+        elif kind == "tree":
+            cleaned.append(_clean_tree(block))
         else:
             cleaned.append({"kind": "text", "text": _text(block.get("text", ""))})
     return cleaned
+
+
+def _fields(item: object, names: Sequence[str], limit: int = _MAX_TEXT) -> dict[str, str]:
+    found = item if isinstance(item, Mapping) else {}
+    return {name: _text(found.get(name, ""), limit) for name in names}
+
+
+def _clean_graph(block: PaneBlock) -> dict[str, Any]:
+    """Nodes (``id``, ``label``, ``group``, ``text``), edges (``source``, ``target``, ``label``).
+
+    Edges between unknown nodes are dropped: the page draws only what it can place.
+    """
+    nodes = [_fields(n, ("id", "label", "group", "text")) for n in list(block.get("nodes") or [])][
+        :MAX_BLOCK_ITEMS
+    ]
+    known = {n["id"] for n in nodes}
+    edges = [
+        e
+        for e in (_fields(e, ("source", "target", "label")) for e in list(block.get("edges") or []))
+        if e["source"] in known and e["target"] in known
+    ][:MAX_BLOCK_ITEMS]
+    return {"kind": "graph", "nodes": nodes, "edges": edges}
+
+
+def _clean_tree(block: PaneBlock) -> dict[str, Any]:
+    """``items`` of ``key``, ``label``, ``depth`` (an int) and ``openable`` (a bool)."""
+    items: list[dict[str, Any]] = []
+    for item in list(block.get("items") or [])[:MAX_BLOCK_ITEMS]:
+        entry: dict[str, Any] = _fields(item, ("key", "label"), 4_000)
+        raw = item if isinstance(item, Mapping) else {}
+        depth = raw.get("depth", 0)
+        entry["depth"] = depth if isinstance(depth, int) and 0 <= depth < 64 else 0
+        entry["openable"] = raw.get("openable") is True
+        items.append(entry)
+    return {"kind": "tree", "items": items}
 
 
 def _card_names(registry: PluginRegistry) -> dict[type, str]:
@@ -124,19 +176,7 @@ def _fallback(cards: list[tuple[str, Any]], contexts: dict[str, list[str]]) -> l
     return blocks
 
 
-def team_panes(
-    team_id: UUID,
-    team_card: TeamCard,
-    states: Sequence[AgentStateSnapshot],
-    registry: PluginRegistry,
-) -> list[dict[str, Any]]:
-    """Every pane of a team: ``{"name", "card", "title", "source", "blocks"[, "error"]}``.
-
-    ``source`` is ``"plugin"`` for a registered pane and ``"context"`` for the
-    fallback. A pane whose render raises is returned with its ``error`` and no
-    blocks; a registry that cannot list panes (a conflict) leaves only fallbacks.
-    """
-    cards = _team_cards(team_card, registry)
+def _specs_by_card(registry: PluginRegistry) -> dict[str, list[Any]]:
     try:
         specs = dict(registry.console_panes())
     except Exception as exc:
@@ -145,8 +185,20 @@ def team_panes(
     by_card: dict[str, list[Any]] = {}
     for spec in specs.values():
         by_card.setdefault(spec.card, []).append(spec)
-    contexts = _context_texts(states)
-    panes: list[dict[str, Any]] = []
+    return by_card
+
+
+def pane_sources(
+    team_id: UUID,
+    team_card: TeamCard,
+    states: Sequence[AgentStateSnapshot],
+    registry: PluginRegistry,
+    events: Sequence[Message] = (),
+) -> list[tuple[str, Any, PaneSource]]:
+    """``(card name, pane spec, source)`` of every registered pane the team has a card for."""
+    cards = _team_cards(team_card, registry)
+    by_card = _specs_by_card(registry)
+    found: list[tuple[str, Any, PaneSource]] = []
     for card_name in sorted(cards):
         members = cards[card_name]
         for spec in by_card.get(card_name, []):
@@ -155,27 +207,74 @@ def team_panes(
                 cards=[card for _m, card in members],
                 members=[m for m, _card in members],
                 states=list(states),
+                events=events,
             )
-            pane: dict[str, Any] = {
-                "name": spec.name,
+            found.append((card_name, spec, source))
+    return found
+
+
+def team_panes(
+    team_id: UUID,
+    team_card: TeamCard,
+    states: Sequence[AgentStateSnapshot],
+    registry: PluginRegistry,
+    events: Sequence[Message] = (),
+) -> list[dict[str, Any]]:
+    """Every pane: ``{"name", "card", "title", "source", "blocks", "openable"[, "error"]}``.
+
+    ``source`` is ``"plugin"`` for a registered pane and ``"context"`` for the
+    fallback. A pane whose render raises is returned with its ``error`` and no
+    blocks; a registry that cannot list panes (a conflict) leaves only fallbacks.
+    """
+    cards = _team_cards(team_card, registry)
+    with_pane: set[str] = set()
+    panes: list[dict[str, Any]] = []
+    for card_name, spec, source in pane_sources(team_id, team_card, states, registry, events):
+        with_pane.add(card_name)
+        pane: dict[str, Any] = {
+            "name": spec.name,
+            "card": card_name,
+            "title": spec.title,
+            "source": "plugin",
+            "blocks": [],
+            "openable": spec.open is not None,
+        }
+        try:
+            pane["blocks"] = clean_blocks(spec.render(source))
+        except Exception as exc:  # a third-party pane: report it in the pane only
+            pane["error"] = f"{type(exc).__name__}: {exc}"
+        panes.append(pane)
+    contexts = _context_texts(states)
+    for card_name in sorted(set(cards) - with_pane):
+        panes.append(
+            {
+                "name": f"context:{card_name}",
                 "card": card_name,
-                "title": spec.title,
-                "source": "plugin",
-                "blocks": [],
+                "title": card_name,
+                "source": "context",
+                "blocks": _fallback(cards[card_name], contexts),
+                "openable": False,
             }
-            try:
-                pane["blocks"] = clean_blocks(spec.render(source))
-            except Exception as exc:  # a third-party pane: report it in the pane only
-                pane["error"] = f"{type(exc).__name__}: {exc}"
-            panes.append(pane)
-        if card_name not in by_card:
-            panes.append(
-                {
-                    "name": f"context:{card_name}",
-                    "card": card_name,
-                    "title": card_name,
-                    "source": "context",
-                    "blocks": _fallback(members, contexts),
-                }
-            )
+        )
+    panes.sort(key=lambda p: (p["card"], p["source"] != "plugin"))
     return panes
+
+
+def open_pane_item(
+    team_id: UUID,
+    team_card: TeamCard,
+    states: Sequence[AgentStateSnapshot],
+    registry: PluginRegistry,
+    name: str,
+    key: str,
+    events: Sequence[Message] = (),
+) -> list[dict[str, Any]] | None:
+    """The blocks pane ``name`` gives for item ``key``; ``None``: no such openable pane.
+
+    The pane's ``open`` decides what a key means and refuses what it must not
+    show (a ``ValueError`` or ``LookupError``, passed on to the caller).
+    """
+    for _card_name, spec, source in pane_sources(team_id, team_card, states, registry, events):
+        if spec.name == name and spec.open is not None:
+            return clean_blocks(spec.open(source, key))
+    return None

@@ -31,6 +31,8 @@ _EXAMPLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.ya?ml$")
 #: Teams whose decoded history is kept in memory (the ones being looked at).
 _CACHED_TEAMS = 8
 _MAX_PAGE = 1_000
+#: Events read per window when paging a filtered view from the store.
+_SCAN_WINDOW = 1_000
 
 
 class InputError(ValueError):
@@ -46,26 +48,46 @@ class ConflictError(RuntimeError):
 
 
 class _History:
-    """Decoded event logs and their rows, reloaded when the stored sequence moved."""
+    """Decoded event logs and their rows, kept up to date by reading only what is new.
+
+    A team's log is loaded whole the first time something needs all of it (the
+    roster, the questions); afterwards only the events after the cached top are
+    read, as one page. A log whose top went down (deleted and created again) is
+    loaded again.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._teams: OrderedDict[UUID, tuple[int, list[PersistedEvent], list[dict[str, Any]]]]
         self._teams = OrderedDict()
 
+    def cached(self, team_id: UUID) -> bool:
+        """Whether the team's log is in memory (then pages are cut from it)."""
+        with self._lock:
+            return team_id in self._teams
+
     def get(
         self, manager: TeamManager, team_id: UUID
     ) -> tuple[list[PersistedEvent], list[dict[str, Any]]]:
-        top = manager.event_store.get_max_sequence(team_id)
+        from akgentic.team.store import load_events_page
+
+        store = manager.event_store
+        top = store.get_max_sequence(team_id)
         with self._lock:
             cached = self._teams.get(team_id)
             if cached is not None and cached[0] == top:
                 self._teams.move_to_end(team_id)
                 return cached[1], cached[2]
-        events = manager.event_store.load_events(team_id)
-        rows = [event_row(e.event, e.sequence) for e in events]
+        if cached is not None and cached[0] < top:
+            fresh = load_events_page(store, team_id, after_sequence=cached[0])
+            events = [*cached[1], *fresh]
+            rows = [*cached[2], *(event_row(e.event, e.sequence) for e in fresh)]
+        else:
+            events = store.load_events(team_id)
+            rows = [event_row(e.event, e.sequence) for e in events]
         with self._lock:
             self._teams[team_id] = (events[-1].sequence if events else 0, events, rows)
+            self._teams.move_to_end(team_id)
             while len(self._teams) > _CACHED_TEAMS:
                 self._teams.popitem(last=False)
         return events, rows
@@ -73,6 +95,35 @@ class _History:
     def forget(self, team_id: UUID) -> None:
         with self._lock:
             self._teams.pop(team_id, None)
+
+
+def _matches(
+    row: Mapping[str, Any], kind: str | None, type_: str | None, member: str | None
+) -> bool:
+    return (
+        (not kind or row["kind"] == kind)
+        and (not type_ or row["type"] == type_ or row["message_type"] == type_)
+        and (not member or member in (row["sender"], row["recipient"]))
+    )
+
+
+def _page_of_rows(
+    rows: list[dict[str, Any]], before: int | None, limit: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """The last ``limit`` rows before sequence ``before`` and whether older rows remain."""
+    end = len(rows)
+    if before is not None:
+        # Rows are in ascending sequence: find the first at or after ``before``.
+        low, high = 0, len(rows)
+        while low < high:
+            middle = (low + high) // 2
+            if rows[middle]["seq"] < before:
+                low = middle + 1
+            else:
+                high = middle
+        end = low
+    start = max(0, end - limit)
+    return rows[start:end], start > 0
 
 
 def summary(process: Process, running: bool) -> dict[str, Any]:
@@ -245,43 +296,74 @@ class ConsoleService:
         type_: str | None,
         member: str | None,
     ) -> dict[str, Any]:
-        """A page of rows, newest last, ending before sequence ``before`` (the end: None)."""
+        """A page of rows, newest last, ending before sequence ``before`` (the end: None).
+
+        ``total`` is the number of matching rows when it is known without reading
+        the whole log, else ``None``; ``next_before`` is where the next (older)
+        page ends, ``None`` at the start of the log.
+        """
         self._process(team_id)
         self._flush(team_id)
-        _events, rows = self._history.get(self.manager, team_id)
         limit = max(1, min(limit, _MAX_PAGE))
-        if kind or type_ or member:
-            rows = [
-                r
-                for r in rows
-                if (not kind or r["kind"] == kind)
-                and (not type_ or r["type"] == type_ or r["message_type"] == type_)
-                and (not member or member in (r["sender"], r["recipient"]))
-            ]
-        end = len(rows)
-        if before is not None:
-            # Rows are in ascending sequence: find the first at or after ``before``.
-            low, high = 0, len(rows)
-            while low < high:
-                middle = (low + high) // 2
-                if rows[middle]["seq"] < before:
-                    low = middle + 1
-                else:
-                    high = middle
-            end = low
-        start = max(0, end - limit)
-        page = rows[start:end]
+        filtered = bool(kind or type_ or member)
+        total: int | None
+        # The newest page is cut from the store, so a long log opens at once; paging
+        # back loads the log into memory once (the roster and questions need it too).
+        if before is not None or self._history.cached(team_id):
+            _events, rows = self._history.get(self.manager, team_id)
+            if filtered:
+                rows = [r for r in rows if _matches(r, kind, type_, member)]
+            page, more = _page_of_rows(rows, before, limit)
+            total = len(rows)
+        else:
+            page, more = self._page_from_store(team_id, before, limit, kind, type_, member)
+            total = None if filtered else self.manager.event_store.get_max_sequence(team_id)
         return {
             "events": page,
-            "total": len(rows),
-            "next_before": page[0]["seq"] if start > 0 and page else None,
+            "total": total,
+            "next_before": page[0]["seq"] if more and page else None,
         }
+
+    def _page_from_store(
+        self,
+        team_id: UUID,
+        before: int | None,
+        limit: int,
+        kind: str | None,
+        type_: str | None,
+        member: str | None,
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """Read the log backward in windows until ``limit`` rows match (a team not in memory)."""
+        from akgentic.team.store import load_events_page
+
+        store = self.manager.event_store
+        window = limit if not (kind or type_ or member) else max(2 * limit, _SCAN_WINDOW)
+        found: list[dict[str, Any]] = []
+        end = before
+        while True:
+            chunk = load_events_page(store, team_id, before_sequence=end, limit=window, newest=True)
+            rows = [event_row(e.event, e.sequence) for e in chunk]
+            matching = [r for r in rows if _matches(r, kind, type_, member)]
+            found = matching + found
+            at_start = len(chunk) < window or chunk[0].sequence <= 1
+            if len(found) >= limit or at_start or not chunk:
+                break
+            end = chunk[0].sequence
+        more = len(found) > limit or (not at_start and bool(found))
+        return found[-limit:], more
 
     def event_json(self, team_id: UUID, sequence: int) -> dict[str, Any]:
         """One stored event as the store holds it (for the inspector)."""
+        from akgentic.team.store import load_events_page
+
         self._process(team_id)
-        events, _rows = self._history.get(self.manager, team_id)
-        for stored in events:
+        found = load_events_page(
+            self.manager.event_store,
+            team_id,
+            after_sequence=sequence - 1,
+            before_sequence=sequence + 1,
+        )
+        for stored in found:
             if stored.sequence == sequence:
                 return {"seq": sequence, "event": stored.model_dump(mode="json")}
         raise MissingError(f"team {team_id} has no event {sequence}")
@@ -345,5 +427,34 @@ class ConsoleService:
     def panes(self, team_id: UUID) -> list[dict[str, Any]]:
         """The tool panes of the team (plugins' panes, else the latest context states)."""
         process = self._process(team_id)
+        self._flush(team_id)
         states = self.manager.event_store.load_agent_states(team_id)
-        return team_panes(team_id, process.team_card, states, self.manager.registry)
+        events, _rows = self._history.get(self.manager, team_id)
+        return team_panes(
+            team_id, process.team_card, states, self.manager.registry, [e.event for e in events]
+        )
+
+    def pane_item(self, team_id: UUID, name: str, key: str) -> dict[str, Any]:
+        """One item of an openable pane (a file of the workspace tree, say) as blocks."""
+        from akgentic.console.panes import open_pane_item
+
+        process = self._process(team_id)
+        states = self.manager.event_store.load_agent_states(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        try:
+            blocks = open_pane_item(
+                team_id,
+                process.team_card,
+                states,
+                self.manager.registry,
+                name,
+                key,
+                [e.event for e in events],
+            )
+        except LookupError as exc:
+            raise MissingError(str(exc) or f"no item {key!r} in pane {name!r}") from None
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        if blocks is None:
+            raise MissingError(f"team {team_id} has no pane {name!r} that opens items")
+        return {"pane": name, "key": key, "blocks": blocks}

@@ -259,6 +259,11 @@ def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:  # type: ignore[empty
         keyed by name; a duplicate name is an error naming both plugins. The
         console calls ``render`` on each request for the pane; a render that
         raises shows its error in the pane, and the rest of the page works.
+        Blocks are ``text``, ``list``, ``table``, ``graph`` (drawn, searchable)
+        and ``tree`` (items that open); a record with ``open(source, key)``
+        answers for an openable tree item (a file) and refuses, with
+        ``ValueError`` or ``LookupError``, a key it must not show. Every value
+        is rendered as text, never markup.
 
     Example:
         .. code-block:: python

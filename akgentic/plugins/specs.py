@@ -301,12 +301,21 @@ class ConsolePaneSpec(Spec):
     :class:`~akgentic.console.panes.PaneSource` (the team's cards of that kind and
     its latest agent states) and returns blocks: mappings with a ``kind`` of
     ``"text"`` (``text``), ``"list"`` (``items``) or ``"table"`` (``columns``,
-    ``rows``). The console renders every value as text, never as markup.
+    ``rows``), ``"graph"`` (``nodes`` with ``id``, ``label``, ``group``, ``text``;
+    ``edges`` with ``source``, ``target``, ``label``: drawn and searchable) or
+    ``"tree"`` (``items`` with ``key``, ``label``, ``depth``, ``openable``). The
+    console renders every value as text, never as markup.
+
+    ``open(source, key)``, optional, answers for one ``openable`` tree item
+    (``GET /api/teams/{id}/panes/{name}/item?key=...``) with more blocks; it must
+    refuse (``ValueError`` or ``LookupError``) a key it must not show, such as a
+    path leaving the pane's tree.
     """
 
     card: str
     title: str
     render: Callable[[PaneSource], Sequence[PaneBlock]]
+    open: Callable[[PaneSource, str], Sequence[PaneBlock]] | None = None
     kind = "console pane"
 
     def check(self) -> None:
@@ -319,6 +328,7 @@ class ConsolePaneSpec(Spec):
                     f"{self._label()}: {field_name} must be a non-empty str, got {value!r}"
                 )
         self._check_callable("render", self.render)
+        self._check_callable("open", self.open, optional=True)
 
 
 #: Registry kind key -> (hook name, record type). The order is the display order.

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from akgentic.team.restorer import TeamRestorer
     from akgentic.team.runtime import TeamRuntime
     from akgentic.team.services import NullServiceRegistry, ServiceRegistry
-    from akgentic.team.store import BatchEventStore, EventStore
+    from akgentic.team.store import BatchEventStore, EventStore, PagedEventStore, load_events_page
     from akgentic.team.stores.sqlite import SqliteEventStore
     from akgentic.team.stores.yaml import YamlEventStore
     from akgentic.team.subscribers.activity import ActivityMonitor
@@ -105,6 +105,8 @@ _LAZY: dict[str, str] = {
     "validate_metadata": "akgentic.team.models",
     "BatchEventStore": "akgentic.team.store",
     "EventStore": "akgentic.team.store",
+    "PagedEventStore": "akgentic.team.store",
+    "load_events_page": "akgentic.team.store",
     "SqliteEventStore": "akgentic.team.stores.sqlite",
     "YamlEventStore": "akgentic.team.stores.yaml",
     "PersistenceStoppedError": "akgentic.team.subscribers.persistence",
@@ -127,6 +129,7 @@ __all__ = [
     "IdleStopSubscriber",
     "InvalidStoreURLError",
     "NullServiceRegistry",
+    "PagedEventStore",
     "PersistedEvent",
     "PersistenceStoppedError",
     "PersistenceSubscriber",
@@ -156,6 +159,7 @@ __all__ = [
     "YamlEventStore",
     "default_store_url",
     "derive_metadata_indexes",
+    "load_events_page",
     "load_team_card",
     "make_index_entry",
     "open_event_store",

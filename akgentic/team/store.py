@@ -25,6 +25,11 @@ with SIGKILL) finds the write when the store is reopened, and the store is
 never left unreadable. Stores must be safe to call from several threads at once
 (a team manager shares one store across the orchestrator threads of many teams).
 
+Reading a log in pages is optional for a store: :class:`PagedEventStore` adds
+:meth:`~PagedEventStore.load_events_page`, and :func:`load_events_page` calls it
+when the store has it and otherwise slices :meth:`EventStore.load_events`, so
+a third-party store written before paging keeps working unchanged.
+
 Store plugins prove they meet this contract by subclassing
 :class:`akgentic.testing.EventStoreContract`.
 """
@@ -43,7 +48,14 @@ from akgentic.team.models import (
     TeamStatus,
 )
 
-__all__ = ["BatchEventStore", "EventStore"]
+__all__ = [
+    "BatchEventStore",
+    "EventStore",
+    "PagedEventStore",
+    "check_page",
+    "load_events_page",
+    "slice_page",
+]
 
 
 @runtime_checkable
@@ -154,3 +166,95 @@ class BatchEventStore(EventStore, Protocol):
     def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
         """Append ``events`` atomically, in order (with ``epoch``: all of one team, fenced)."""
         ...
+
+
+@runtime_checkable
+class PagedEventStore(EventStore, Protocol):
+    """A store that reads a window of a team's log without loading the whole log.
+
+    Optional, like :class:`BatchEventStore`: callers go through
+    :func:`load_events_page`, which falls back to :meth:`EventStore.load_events`
+    for a store without it. The built-in stores and the postgres and mongo
+    plugins implement it natively.
+    """
+
+    def load_events_page(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None = None,
+        before_sequence: int | None = None,
+        limit: int | None = None,
+        newest: bool = False,
+    ) -> list[PersistedEvent]:
+        """The events with ``after_sequence < sequence < before_sequence``, ascending.
+
+        ``None`` bounds nothing. With ``limit``, at most that many: the lowest
+        sequences of the window, or the highest ones with ``newest=True`` (still
+        returned in ascending order). An empty window or an unknown team gives
+        ``[]``. Arguments are checked by :func:`check_page` (``ValueError``).
+        """
+        ...
+
+
+def check_page(after_sequence: int | None, before_sequence: int | None, limit: int | None) -> None:
+    """Refuse page arguments no store could answer: negative bounds, a limit below one."""
+    for name, value in (("after_sequence", after_sequence), ("before_sequence", before_sequence)):
+        if value is not None and (isinstance(value, bool) or value < 0):
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    if limit is not None and (isinstance(limit, bool) or limit < 1):
+        raise ValueError(f"limit must be at least 1, got {limit!r}")
+
+
+def slice_page(
+    events: Sequence[PersistedEvent],
+    *,
+    after_sequence: int | None,
+    before_sequence: int | None,
+    limit: int | None,
+    newest: bool,
+) -> list[PersistedEvent]:
+    """The page of an ascending list of events (the reference semantics of a page)."""
+    window = [
+        e
+        for e in events
+        if (after_sequence is None or e.sequence > after_sequence)
+        and (before_sequence is None or e.sequence < before_sequence)
+    ]
+    if limit is None or len(window) <= limit:
+        return window
+    return window[-limit:] if newest else window[:limit]
+
+
+def load_events_page(
+    store: EventStore,
+    team_id: UUID,
+    *,
+    after_sequence: int | None = None,
+    before_sequence: int | None = None,
+    limit: int | None = None,
+    newest: bool = False,
+) -> list[PersistedEvent]:
+    """A page of a team's log from any store (see :meth:`PagedEventStore.load_events_page`).
+
+    Uses the store's own ``load_events_page`` when it has one; otherwise loads
+    the whole log and slices it, which is correct for every store, only slower.
+    """
+    check_page(after_sequence, before_sequence, limit)
+    native = getattr(store, "load_events_page", None)
+    if callable(native):
+        page: list[PersistedEvent] = native(
+            team_id,
+            after_sequence=after_sequence,
+            before_sequence=before_sequence,
+            limit=limit,
+            newest=newest,
+        )
+        return page
+    return slice_page(
+        store.load_events(team_id),
+        after_sequence=after_sequence,
+        before_sequence=before_sequence,
+        limit=limit,
+        newest=newest,
+    )

@@ -29,6 +29,12 @@ refused without effect, fenced appends refused for a team without a record
 (no orphans), several handles racing to claim one team (exactly one wins,
 ``claim_race_rounds`` times), and a claim held by a SIGKILLed process being
 free at once. ``stored_team_ids`` and ``check_integrity`` are checked too.
+
+And paging (:class:`~akgentic.testing.event_store_paging.PagingContract`):
+windows of a log read through :func:`akgentic.team.store.load_events_page`,
+in order, with exclusive bounds, ``limit`` and ``newest``, empty past the
+end; set ``native_paging = True`` when the store implements
+``load_events_page`` itself.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ from akgentic.testing.event_store_fixtures import (
     resolve_opener,
 )
 from akgentic.testing.event_store_ownership import OwnershipContract, contract_owner
+from akgentic.testing.event_store_paging import PagingContract
 
 __all__ = [
     "HOSTILE_VALUES",
@@ -100,7 +107,7 @@ def crash_child(opener: str, url: str, team_id: str) -> None:
         print(sequence, flush=True)
 
 
-class EventStoreContract(OwnershipContract):
+class EventStoreContract(OwnershipContract, PagingContract):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 
     opener: ClassVar[str] = "akgentic.team.urls:open_event_store"

@@ -12,6 +12,15 @@ import pytest
 from akgentic.testing.llm_server import ScriptedLLMServer, ScriptStep
 
 QUESTION = "Which colour should the report be?"
+#: The tasks the scripted manager puts on the board when asked to ``plan``.
+PLAN = {
+    "update": {
+        "create_tasks": [
+            {"id": 1, "description": "draft the report", "owner": "@Manager"},
+            {"id": 2, "description": "review the report", "owner": "@Human", "dependencies": [1]},
+        ]
+    }
+}
 _RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
 
 CARD = """\
@@ -38,6 +47,8 @@ members:
               skills:
                 - {{name: reporting, description: How reports are written., content: Short.}}
           - card: notification
+          - card: planning
+            vector_store: false
 message_types:
   - akgentic.agent.AgentMessage
 """
@@ -61,19 +72,29 @@ class ConsoleScript:
     """The manager's model: echoes requests, asks the human when told ``ask me``.
 
     - a request from the human containing ``ask me``: a request to the human (a question);
+    - a request containing ``plan the report``: puts :data:`PLAN` on the planning
+      board, then answers ``Planned 2 tasks``;
     - a response from the human: thanks it, quoting the answer;
     - any other request: a response ``Echo: <text>``.
     """
 
     def __call__(self, body: dict[str, Any]) -> ScriptStep:
         from akgentic.agent.output_models import Request, StructuredOutput
-        from akgentic.testing.llm_server import structured
+        from akgentic.testing.llm_server import structured, tool_call
 
         latest = _last_received(body)
+        messages = body.get("messages") or [{}]
+        after_tool = messages[-1].get("role") == "tool"
         requests: list[Request] = []
         if latest is not None:
             intent, sender, content = latest
-            if intent == "request" and "ask me" in content:
+            if intent == "request" and "plan the report" in content:
+                if not after_tool:
+                    return tool_call("update_planning", PLAN)
+                requests.append(
+                    Request(recipient=sender, message_type="response", message="Planned 2 tasks")
+                )
+            elif intent == "request" and "ask me" in content:
                 requests.append(Request(recipient=sender, message_type="request", message=QUESTION))
             elif intent == "response":
                 requests.append(

@@ -3,8 +3,9 @@
 ``akgentic serve`` runs as a child process over a SQLite store; the team runs on
 the scripted model. The walk-through: the list, creating a team from a card
 file, a message answered live, a question for the human answered, an HTML and
-script message shown as text (no script runs), stop and resume with the history,
-the tool panes, a restart of the console with the question still pending.
+script message shown as text (no script runs), the planning pane showing the tasks
+the scripted manager created, stop and resume with the history, the tool panes,
+a restart of the console with the question still pending.
 
 Set ``AKGENTIC_CONSOLE_SCREENSHOTS=1`` to save the screenshots under ``docs/``
 (``docs/console.md`` shows them). Skipped when Chromium is absent, except under
@@ -71,6 +72,17 @@ def _message(page: Any, text: str) -> Any:
     return page.get_by_test_id("message-content").filter(has_text=text).first
 
 
+def _answer(question: Any, text: str) -> None:
+    """Type an answer and send it once the box holds it (the page may redraw meanwhile)."""
+    from playwright.sync_api import expect
+
+    box = question.get_by_test_id("answer-text")
+    expect(box).to_be_editable()
+    box.fill(text)
+    expect(box).to_have_value(text)
+    question.get_by_test_id("answer").click()
+
+
 def test_the_walk_through_in_a_real_browser(
     browser: Any, store_url: str, card_file: Path, tmp_path: Path
 ) -> None:
@@ -109,10 +121,22 @@ def test_the_walk_through_in_a_real_browser(
         expect(question).to_contain_text("Which colour")
         expect(page.get_by_test_id("panes")).to_contain_text("reporting")
         _shot(page, "team")
-        question.get_by_test_id("answer-text").fill("blue")
-        question.get_by_test_id("answer").click()
+        _answer(question, "blue")
         expect(_message(page, "Noted: blue")).to_be_visible()
         expect(page.get_by_test_id("questions")).to_contain_text("none")
+
+        # The planning card: the scripted manager puts two tasks on the board.
+        page.get_by_test_id("message").fill("please plan the report")
+        page.get_by_test_id("send").click()
+        expect(_message(page, "Planned 2 tasks")).to_be_visible()
+        planning = page.locator('[data-pane="planning"]')
+        expect(planning).to_contain_text("draft the report")
+        planning.locator("summary").click()
+        expect(planning.get_by_text("review the report")).to_be_visible()
+        expect(planning).to_contain_text("pending · 2")
+        expect(planning).to_contain_text("#1")  # review depends on the draft
+        planning.scroll_into_view_if_needed()
+        _shot(page, "planning")
 
         page.get_by_test_id("inspect").click()
         page.get_by_test_id("inspected").first.click()
@@ -140,8 +164,7 @@ def test_the_walk_through_in_a_real_browser(
         expect(page.get_by_test_id("question")).to_contain_text("Which colour")
         page.get_by_test_id("team-resume").click()
         expect(page.get_by_test_id("team-status")).to_contain_text("running")
-        page.get_by_test_id("answer-text").fill("green")
-        page.get_by_test_id("answer").click()
+        _answer(page.get_by_test_id("question"), "green")
         expect(_message(page, "Noted: green")).to_be_visible()
 
         page.get_by_test_id("team-stop").click()

@@ -11,6 +11,7 @@ from akgentic.testing.event_store_contract import EventStoreContract
 
 class TestSqliteEventStoreContract(EventStoreContract):
     opener = "akgentic.team.stores.sqlite:SqliteEventStore.from_url"
+    native_paging = True
 
     @pytest.fixture
     def store_url(self, tmp_path: Path) -> str:
@@ -19,6 +20,7 @@ class TestSqliteEventStoreContract(EventStoreContract):
 
 class TestYamlEventStoreContract(EventStoreContract):
     opener = "akgentic.team.stores.yaml:YamlEventStore.from_url"
+    native_paging = True
 
     @pytest.fixture
     def store_url(self, tmp_path: Path) -> str:

@@ -167,11 +167,15 @@ class TeamPage {
     this.id = teamId;
     this.root = root;
     this.seen = new Set();
+    this.openPanes = new Set();
     this.oldest = null;
     this.timer = null;
     this.header = el("section", { class: "team-header" });
     this.older = button("load older messages", attempt(() => this.loadOlder()), "older");
     this.conversation = el("ol", { class: "conversation", "data-testid": "conversation" });
+    this.conversation.addEventListener("scroll", () => {
+      if (this.conversation.scrollTop < 40 && this.oldest !== null) attempt(() => this.loadOlder())();
+    });
     this.input = el("input", { list: "completions", placeholder: "message, @Member message or /command", "data-testid": "message" });
     this.completions = el("datalist", { id: "completions" });
     this.roster = el("tbody", { "data-testid": "roster" });
@@ -191,7 +195,7 @@ class TeamPage {
           el("h2", { text: "Questions for you" }), this.questions,
           el("h2", { text: "Members" }),
           el("table", {}, el("thead", {}, el("tr", {}, ...["member", "role", "model", "state", "tokens in/out"].map((h) => el("th", { text: h })))), this.roster),
-          el("h2", { text: "Tools" }), this.panes)),
+          el("h2", {}, "Tools ", button("refresh", attempt(() => this.loadPanes()), "panes-refresh")), this.panes)),
       el("section", { class: "inspect" },
         el("h2", { text: "Event inspector" }),
         el("div", { class: "toolbar" }, this.filterType, this.filterMember, button("inspect", attempt(() => this.loadInspector()), "inspect")),
@@ -219,9 +223,16 @@ class TeamPage {
       if (row.kind === "status") { this.loadHeader(); this.scheduleSide(); return; }
       if (row.kind === "reset") { this.conversation.replaceChildren(); this.seen.clear(); this.loadHistory(); return; }
       this.addInspected(row, false);
+      if (row.message_type === "ToolStateEvent" || row.message_type === "WorkspaceAttached") this.schedulePanes();
       if (row.kind === "message") { this.addMessage(row, false); this.scheduleSide(); }
       else if (row.type === "StartMessage" || row.type === "ReceivedMessage" || row.type === "ProcessedMessage") this.scheduleSide();
     };
+  }
+
+  // Tool state changed: redraw the panes once things settle (one request per burst).
+  schedulePanes() {
+    if (this.paneTimer) return;
+    this.paneTimer = setTimeout(() => { this.paneTimer = null; if (!this.closed()) attempt(() => this.loadPanes())(); }, 500);
   }
 
   scheduleSide() {
@@ -269,12 +280,21 @@ class TeamPage {
     this.older.hidden = this.oldest === null;
   }
 
+  // Older pages are read on demand: the button, or scrolling to the top of the
+  // conversation. The scroll position is kept so the reader's place does not jump.
   async loadOlder() {
-    if (this.oldest === null) return;
-    const page = await api("GET", `/api/teams/${this.id}/events?kind=message&limit=200&before=${this.oldest}`);
-    this.oldest = page.next_before;
-    for (const row of page.events.slice().reverse()) this.addMessage(row, true);
-    this.older.hidden = this.oldest === null;
+    if (this.oldest === null || this.loadingOlder) return;
+    this.loadingOlder = true;
+    try {
+      const page = await api("GET", `/api/teams/${this.id}/events?kind=message&limit=200&before=${this.oldest}`);
+      const fromBottom = this.conversation.scrollHeight - this.conversation.scrollTop;
+      this.oldest = page.next_before;
+      for (const row of page.events.slice().reverse()) this.addMessage(row, true);
+      this.conversation.scrollTop = this.conversation.scrollHeight - fromBottom;
+      this.older.hidden = this.oldest === null;
+    } finally {
+      this.loadingOlder = false;
+    }
   }
 
   addMessage(row, atTop) {
@@ -314,13 +334,18 @@ class TeamPage {
       el("td", { text: `${m.input_tokens} / ${m.output_tokens}` }))));
     const hints = [...members.filter((m) => !m.human).map((m) => m.name + " "), ...(this.commandHints || [])];
     this.completions.replaceChildren(...hints.map((h) => el("option", { value: h })));
-    this.questions.replaceChildren(...questions.map((q) => this.question(q)));
+    // A question already shown keeps its node: an answer being typed survives the
+    // refreshes that every message of the team triggers.
+    const shown = this.questionNodes || new Map();
+    this.questionNodes = new Map(questions.map((q) => [q.id, shown.get(q.id) || this.question(q)]));
+    this.questions.replaceChildren(...this.questionNodes.values());
     if (!questions.length) this.questions.append(el("p", { class: "quiet", text: "none" }));
   }
 
   question(q) {
     const answer = el("textarea", { rows: 2, "data-testid": "answer-text" });
     const submit = attempt(async () => {
+      if (!answer.value.trim()) throw new Error("type an answer first");
       await api("POST", `/api/teams/${this.id}/questions/${q.id}/answer`, { text: answer.value });
       await this.refreshSide();
     });
@@ -334,10 +359,16 @@ class TeamPage {
     const panes = await api("GET", `/api/teams/${this.id}/panes`);
     this.panes.replaceChildren(...panes.map((pane) => {
       const body = el("div", { class: "pane-body" });
+      const viewer = el("div", { class: "pane-viewer", "data-testid": "pane-viewer", hidden: true });
+      const context = { teamId: this.id, pane: pane.name, viewer };
       if (pane.error) body.append(el("p", { class: "error", text: pane.error }));
-      for (const block of pane.blocks) body.append(renderBlock(block));
-      return el("details", { class: "pane", open: true, "data-pane": pane.name },
+      for (const block of pane.blocks) body.append(renderBlock(block, context));
+      if (pane.openable) body.append(viewer);
+      // Panes start closed; one the reader opened stays open when the panes are redrawn.
+      const box = el("details", { class: "pane", open: this.openPanes.has(pane.name), "data-pane": pane.name, "data-testid": "pane" },
         el("summary", { text: pane.title + (pane.source === "context" ? " (context)" : "") }), body);
+      box.addEventListener("toggle", () => { if (box.open) this.openPanes.add(pane.name); else this.openPanes.delete(pane.name); });
+      return box;
     }));
     if (!panes.length) this.panes.append(el("p", { class: "quiet", text: "no tool card" }));
   }
@@ -368,14 +399,85 @@ class TeamPage {
   }
 }
 
-function renderBlock(block) {
+function renderBlock(block, context) {
   if (block.kind === "list") return el("ul", {}, ...block.items.map((item) => el("li", { text: item })));
   if (block.kind === "table") {
     return el("table", {},
       el("thead", {}, el("tr", {}, ...block.columns.map((c) => el("th", { text: c })))),
       el("tbody", {}, ...block.rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", { text: cell }))))));
   }
+  if (block.kind === "graph") return renderGraph(block);
+  if (block.kind === "tree") return renderTree(block, context);
   return el("pre", { class: "pane-text", text: block.text });
+}
+
+// A tree's openable items load into the pane's viewer through the pane's item API.
+function renderTree(block, context) {
+  const list = el("ul", { class: "tree", "data-testid": "pane-tree" });
+  for (const item of block.items) {
+    const label = el("span", { text: item.label });
+    const row = el("li", { style: `padding-left: ${item.depth * 1.1}em`, "data-key": item.key }, label);
+    if (item.openable && context) {
+      row.classList.add("openable");
+      row.addEventListener("click", attempt(async () => {
+        const found = await api("GET", `/api/teams/${context.teamId}/panes/${encodeURIComponent(context.pane)}/item?key=${encodeURIComponent(item.key)}`);
+        context.viewer.replaceChildren(...found.blocks.map((b) => renderBlock(b, context)));
+        context.viewer.hidden = false;
+      }));
+    }
+    list.append(row);
+  }
+  return list;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// Nodes on a circle, edges as labelled lines; the search box marks matching nodes
+// (label, type or text) and dims the rest. Labels are SVG text nodes, never markup.
+function renderGraph(block) {
+  const size = 360, middle = size / 2, radius = block.nodes.length > 1 ? size / 2 - 60 : 0;
+  const where = new Map();
+  block.nodes.forEach((node, index) => {
+    const angle = (2 * Math.PI * index) / Math.max(1, block.nodes.length) - Math.PI / 2;
+    where.set(node.id, [middle + radius * Math.cos(angle), middle + radius * Math.sin(angle)]);
+  });
+  const drawing = svg("svg", { viewBox: `0 0 ${size} ${size}`, class: "graph", "data-testid": "pane-graph" });
+  for (const edge of block.edges) {
+    const [x1, y1] = where.get(edge.source), [x2, y2] = where.get(edge.target);
+    drawing.append(svg("line", { x1, y1, x2, y2, class: "edge" }));
+    drawing.append(svg("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 3, class: "edge-label" }, edge.label));
+  }
+  const marks = [];
+  for (const node of block.nodes) {
+    const [x, y] = where.get(node.id);
+    const group = svg("g", { class: "node", "data-node": node.id });
+    group.append(svg("circle", { cx: x, cy: y, r: 7 }));
+    group.append(svg("text", { x, y: y - 11, "text-anchor": "middle" }, node.label));
+    group.append(svg("title", {}, [node.group, node.text].filter(Boolean).join(": ")));
+    drawing.append(group);
+    marks.push([node, group]);
+  }
+  const count = el("span", { class: "quiet", "data-testid": "graph-matches" });
+  const search = el("input", { type: "search", placeholder: "search entities", "data-testid": "graph-search" });
+  search.addEventListener("input", () => {
+    const needle = search.value.trim().toLowerCase();
+    let hits = 0;
+    for (const [node, group] of marks) {
+      const hit = needle !== "" && [node.label, node.group, node.text].some((v) => v.toLowerCase().includes(needle));
+      if (hit) hits += 1;
+      group.classList.toggle("hit", hit);
+      group.classList.toggle("dim", needle !== "" && !hit);
+    }
+    count.textContent = needle ? `${hits} match${hits === 1 ? "" : "es"}` : "";
+  });
+  return el("div", { class: "graph-box" }, el("div", { class: "toolbar" }, search, count), drawing);
 }
 
 // ------------------------------------------------------------------ routing

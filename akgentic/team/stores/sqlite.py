@@ -54,6 +54,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
+from akgentic.team.store import check_page
 from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
     compact_dumps,
@@ -75,6 +76,8 @@ SCHEMA_VERSION = 1
 _SYNCHRONOUS = ("full", "normal", "extra")
 _EPOCH_SQL = "SELECT COALESCE(json_extract(payload, '$.epoch'), 0) FROM teams WHERE team_id = ?"
 _URL_OPTIONS = frozenset({"synchronous", "timeout"})
+#: An upper bound above every sequence (SQLite integers are 64-bit).
+_NO_BOUND = 2**63 - 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS teams (
@@ -311,6 +314,36 @@ class SqliteEventStore(ClosingStore):
             "SELECT sequence, payload FROM events WHERE team_id = ? ORDER BY sequence",
             (str(team_id),),
         )
+        with shared_addresses():
+            return [
+                decode_event(str(payload), team_id, int(str(sequence)))
+                for sequence, payload in rows
+            ]
+
+    def load_events_page(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None = None,
+        before_sequence: int | None = None,
+        limit: int | None = None,
+        newest: bool = False,
+    ) -> list[PersistedEvent]:
+        """A window of the log, by ascending sequence, read by the primary key's range."""
+        check_page(after_sequence, before_sequence, limit)
+        order = "DESC" if newest else "ASC"
+        rows = self._read(
+            "SELECT sequence, payload FROM events WHERE team_id = ? AND sequence > ?"
+            f" AND sequence < ? ORDER BY sequence {order} LIMIT ?",
+            (
+                str(team_id),
+                -1 if after_sequence is None else after_sequence,
+                _NO_BOUND if before_sequence is None else before_sequence,
+                -1 if limit is None else limit,
+            ),
+        )
+        if newest:
+            rows = rows[::-1]
         with shared_addresses():
             return [
                 decode_event(str(payload), team_id, int(str(sequence)))

@@ -63,6 +63,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
+from akgentic.team.store import check_page
 from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
     decode_event,
@@ -387,6 +388,45 @@ class YamlEventStore(ClosingStore):
             records.setdefault(sequence, raw)
         with shared_addresses():
             return [decode_event(records[seq], team_id, seq) for seq in sorted(records)]
+
+    def load_events_page(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None = None,
+        before_sequence: int | None = None,
+        limit: int | None = None,
+        newest: bool = False,
+    ) -> list[PersistedEvent]:
+        """A window of the log: sequences are read off each line, only the page is decoded."""
+        check_page(after_sequence, before_sequence, limit)
+        with self._team_lock(team_id):
+            data = self._read_log(team_id)
+        complete = data.rfind(b"\n") + 1
+        lines = [line for line in data[:complete].splitlines() if line.strip()]
+        chosen: dict[int, bytes] = {}
+        for number, line in enumerate(lines, start=1):
+            try:
+                sequence = _record_sequence(line)
+            except (ValueError, KeyError, TypeError) as exc:
+                if number == len(lines):
+                    continue  # an unfinished last record, as load_events skips it
+                raise EventLogUnreadableError(
+                    f"events log of team {team_id}, record {number}, is corrupt: {exc}"
+                ) from exc
+            if after_sequence is not None and sequence <= after_sequence:
+                continue
+            if before_sequence is not None and sequence >= before_sequence:
+                continue
+            chosen.setdefault(sequence, line)
+        sequences = sorted(chosen)
+        if limit is not None and len(sequences) > limit:
+            sequences = sequences[-limit:] if newest else sequences[:limit]
+        with shared_addresses():
+            return [
+                decode_event(loads(chosen[seq][len(_RECORD_PREFIX) :]), team_id, seq)
+                for seq in sequences
+            ]
 
     def get_max_sequence(self, team_id: UUID) -> int:
         """Highest stored sequence of the team, 0 when it has no event."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from akgentic.plugins import MessageTypeSpec, ToolCardSpec, hookimpl
 from akgentic_knowledge_graph.card import KnowledgeGraphTool
+from akgentic_knowledge_graph.console_pane import akgentic_console_panes as akgentic_console_panes
 
 _ORIGINAL = "akgentic.tool.knowledge_graph"
 

@@ -82,6 +82,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
+from akgentic.team.store import check_page
 from akgentic.team.stores.claims import claim_error
 from akgentic.team.stores.codec import (
     decode_event,
@@ -414,6 +415,37 @@ class MongoEventStore(ClosingStore):
             .batch_size(STREAM_CHUNK)
         )
         return [decode_event(doc["payload"], team_id, doc["sequence"]) for doc in cursor]
+
+    @_translated
+    def load_events_page(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None = None,
+        before_sequence: int | None = None,
+        limit: int | None = None,
+        newest: bool = False,
+    ) -> list[PersistedEvent]:
+        """A window of the log by ascending sequence: one range query on the sequence index."""
+        check_page(after_sequence, before_sequence, limit)
+        self._check_open()
+        window: Document = {}
+        if after_sequence is not None:
+            window["$gt"] = after_sequence
+        if before_sequence is not None:
+            window["$lt"] = before_sequence
+        query: Document = {"team_id": str(team_id)}
+        if window:
+            query["sequence"] = window
+        cursor = self._events.find(query, {"_id": 0, "sequence": 1, "payload": 1}).sort(
+            "sequence", DESCENDING if newest else ASCENDING
+        )
+        if limit is not None:
+            cursor = cursor.limit(limit)
+        docs = list(cursor.batch_size(STREAM_CHUNK))
+        if newest:
+            docs.reverse()
+        return [decode_event(doc["payload"], team_id, doc["sequence"]) for doc in docs]
 
     @_translated
     def get_max_sequence(self, team_id: UUID) -> int:

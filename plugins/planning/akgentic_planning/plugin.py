@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from akgentic.plugins import MessageTypeSpec, ToolCardSpec, hookimpl
 from akgentic_planning.card import PlanningTool
+from akgentic_planning.console_pane import akgentic_console_panes as akgentic_console_panes
 
 _ORIGINAL = "akgentic.tool.planning"
 

@@ -64,6 +64,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
+from akgentic.team.store import check_page
 from akgentic.team.stores.claims import claim_error
 from akgentic.team.stores.codec import (
     decode_event,
@@ -84,6 +85,8 @@ logger = logging.getLogger(__name__)
 
 #: Rows fetched per round trip when a log is streamed back.
 STREAM_CHUNK = 2000
+#: An upper bound above every sequence (the column is a 64-bit integer).
+_NO_BOUND = 2**63 - 1
 _EVENTS_PKEY = "akgentic_events_pkey"
 #: Seconds a claim waits for the server to drop the lock of a killed local owner.
 _DEAD_OWNER_GRACE = 3.0
@@ -311,6 +314,34 @@ class PostgresEventStore(ClosingStore):
             for sequence, payload in cur:
                 loaded.append(decode_event(payload, team_id, sequence))
         return loaded
+
+    def load_events_page(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None = None,
+        before_sequence: int | None = None,
+        limit: int | None = None,
+        newest: bool = False,
+    ) -> list[PersistedEvent]:
+        """A window of the log by ascending sequence: one range scan of the primary key."""
+        check_page(after_sequence, before_sequence, limit)
+        order = "DESC" if newest else "ASC"
+        query = self.tables.sql(
+            "SELECT sequence, payload::text FROM {events} WHERE team_id = %s"
+            " AND sequence > %s AND sequence < %s ORDER BY sequence " + order + " LIMIT %s"
+        )
+        params = (
+            team_id,
+            -1 if after_sequence is None else after_sequence,
+            _NO_BOUND if before_sequence is None else before_sequence,
+            limit,  # LIMIT NULL is no limit
+        )
+        with self._connection() as conn:
+            rows = conn.execute(query, params).fetchall()
+        if newest:
+            rows.reverse()
+        return [decode_event(payload, team_id, int(sequence)) for sequence, payload in rows]
 
     def get_max_sequence(self, team_id: UUID) -> int:
         """Highest stored sequence of the team, 0 when it has no event."""

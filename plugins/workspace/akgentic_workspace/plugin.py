@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from akgentic.plugins import ToolCardSpec, VectorBackendSpec, hookimpl
+from akgentic_workspace.console_pane import akgentic_console_panes as akgentic_console_panes
 
 #: The product documents' module path this plugin answers for.
 IMPORT_PATHS = ("akgentic.tool.workspace",)

@@ -1,0 +1,110 @@
+"""The knowledge graph's pane of the web console: entities and relations, drawn and searchable.
+
+The graph is read from what the team stored: the latest snapshot of
+``#KnowledgeGraphTool``'s state, then every graph state event numbered after
+it, applied in order. The pane returns a ``graph`` block (the page draws it as
+SVG and filters it with a search box) and a table of the entities. Registered by
+:mod:`akgentic_knowledge_graph.plugin` through ``akgentic_console_panes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from akgentic.plugins import ConsolePaneSpec, hookimpl
+
+if TYPE_CHECKING:
+    from akgentic.console.panes import PaneSource
+    from akgentic_knowledge_graph.models import Entity, Relation
+
+__all__ = ["akgentic_console_panes", "graph_items", "render_graph_pane"]
+
+
+def graph_items(
+    states: Sequence[Any], events: Sequence[Any]
+) -> tuple[list[Entity], list[Relation]]:
+    """Entities and relations as the stored snapshot and later graph events make them."""
+    from akgentic.tool.core.event import ToolStateEvent
+    from akgentic_knowledge_graph.models import GRAPH_ACTOR_NAME, KnowledgeGraphStateEvent
+
+    entities: dict[UUID, Entity] = {}
+    relations: dict[UUID, Relation] = {}
+    since = 0
+    for snapshot in states:
+        state = getattr(snapshot, "state", None)
+        graph = getattr(state, "knowledge_graph", None)
+        if graph is not None and getattr(snapshot, "name", "") == GRAPH_ACTOR_NAME:
+            entities = {e.id: e for e in graph.entities}
+            relations = {r.id: r for r in graph.relations}
+            since = int(getattr(state, "snapshot_seq", 0) or 0)
+    for message in events:
+        event = getattr(message, "event", None)
+        if not isinstance(event, ToolStateEvent) or event.seq <= since:
+            continue
+        change = event.payload
+        if not isinstance(change, KnowledgeGraphStateEvent):
+            continue
+        for entity in [*change.entities_added, *change.entities_modified]:
+            entities[entity.id] = entity
+        for entity_id in change.entities_removed:
+            entities.pop(entity_id, None)
+        for relation in [*change.relations_added, *change.relations_modified]:
+            relations[relation.id] = relation
+        for relation_id in change.relations_removed:
+            relations.pop(relation_id, None)
+        since = event.seq
+    return list(entities.values()), list(relations.values())
+
+
+def render_graph_pane(source: PaneSource) -> list[Mapping[str, Any]]:
+    """A ``graph`` block of every entity and relation, then a table of the entities."""
+    entities, relations = graph_items(source.states, source.events)
+    if not entities:
+        return [{"kind": "text", "text": "The graph has no entity yet."}]
+    nodes = [
+        {
+            "id": e.name,
+            "label": e.name,
+            "group": e.entity_type,
+            "text": " ".join([e.description, *e.observations]).strip(),
+        }
+        for e in entities
+    ]
+    edges = [
+        {"source": r.from_entity, "target": r.to_entity, "label": r.relation_type}
+        for r in relations
+    ]
+    rows = [
+        [
+            e.name,
+            e.entity_type,
+            e.description,
+            "; ".join(e.observations),
+            "root" if e.is_root else "",
+        ]
+        for e in entities
+    ]
+    return [
+        {"kind": "text", "text": f"{len(entities)} entities · {len(relations)} relations"},
+        {"kind": "graph", "nodes": nodes, "edges": edges},
+        {
+            "kind": "table",
+            "columns": ["entity", "type", "description", "observations", ""],
+            "rows": rows,
+        },
+    ]
+
+
+@hookimpl
+def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:
+    """The ``knowledge_graph`` card's pane of the web console."""
+    return [
+        ConsolePaneSpec(
+            name="knowledge_graph",
+            card="knowledge_graph",
+            title="Knowledge graph",
+            render=render_graph_pane,
+        )
+    ]
