@@ -16,7 +16,7 @@ on a fleet (``nats://...``, the ``akgentic-nats`` plugin):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Protocol, runtime_checkable
 from uuid import UUID
 
@@ -91,7 +91,7 @@ class RuntimeClient(Protocol):
         from_sequence: int = 1,
         follow: bool = False,
         idle_timeout: float | None = None,
-    ) -> Iterator[PersistedEvent]:
+    ) -> Generator[PersistedEvent, None, None]:
         """Stored events from ``from_sequence``, then (``follow``) live durable ones.
 
         With ``follow`` the iterator ends after ``idle_timeout`` seconds

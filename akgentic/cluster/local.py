@@ -13,7 +13,7 @@ import os
 import queue
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from uuid import UUID
 
 from akgentic.cluster.client import Ack, Placement
@@ -81,7 +81,7 @@ class LocalRuntime:
         from_sequence: int = 1,
         follow: bool = False,
         idle_timeout: float | None = None,
-    ) -> Iterator[PersistedEvent]:
+    ) -> Generator[PersistedEvent, None, None]:
         """Replay from the store, then follow durable events of the team."""
         uid = as_team_id(team_id)
         live: queue.SimpleQueue[PersistedEvent] = queue.SimpleQueue()

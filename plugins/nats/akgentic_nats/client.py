@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -146,7 +146,7 @@ class NatsRuntime:
         from_sequence: int = 1,
         follow: bool = False,
         idle_timeout: float | None = None,
-    ) -> Iterator[PersistedEvent]:
+    ) -> Generator[PersistedEvent, None, None]:
         """Replay through the owning worker, then follow the team's live subject."""
         uid = as_team_id(team_id)
         live: queue.SimpleQueue[PersistedEvent] = queue.SimpleQueue()

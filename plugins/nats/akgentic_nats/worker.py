@@ -350,6 +350,9 @@ class Worker:
                 return "not_found"
             self._listen(team_id)
             self.host.create(decode_card(card), team_id, str(body.get("user_id") or "cli"))
+            # The lease stands for liveness here; the epoch keeps fencing. Dropping the
+            # store's own hold frees its session (one per team in PostgreSQL).
+            self.store.release_team(team_id)
             return "running"
         if record.status == TeamStatus.DELETED:
             return "not_found"
