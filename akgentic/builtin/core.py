@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from akgentic.plugins import AgentClassSpec, MessageTypeSpec, hookimpl
+from akgentic.plugins import AgentClassSpec, MessageTypeSpec, RuntimeSpec, hookimpl
 
 if TYPE_CHECKING:
     import typer
@@ -48,6 +48,21 @@ def akgentic_agent_classes() -> Iterable[AgentClassSpec]:
 
     return [
         AgentClassSpec(name="UserProxy", agent_class=UserProxy, description=_first_line(UserProxy))
+    ]
+
+
+@hookimpl
+def akgentic_runtimes() -> Iterable[RuntimeSpec]:
+    """The ``local`` runtime: teams in the calling process, behind the cluster client API."""
+    from akgentic.cluster.local import connect_local
+
+    return [
+        RuntimeSpec(
+            name="local",
+            description="Teams run in this process (the default; no fleet)",
+            schemes=("local",),
+            connect=connect_local,
+        )
     ]
 
 

@@ -32,6 +32,7 @@ def build_app() -> typer.Typer:
     app.command("run")(run_command)
     app.command("serve")(serve_command)
 
+    from akgentic.cli.cluster_cmd import cluster_app
     from akgentic.cli.sandbox_cmd import sandbox_app
     from akgentic.cli.store_cmd import store_app
     from akgentic.cli.team_cmd import team_app
@@ -41,6 +42,7 @@ def build_app() -> typer.Typer:
     app.add_typer(store_app(), name="store")
     app.add_typer(cards_app(), name="cards")
     app.add_typer(sandbox_app(), name="sandbox")
+    app.add_typer(cluster_app(), name="cluster")
     get_host().registry.extend_cli(app)
     return app
 

@@ -35,6 +35,7 @@ from akgentic.plugins.specs import (
     EmbedderSpec,
     EventStoreSpec,
     MessageTypeSpec,
+    RuntimeSpec,
     SandboxBackendSpec,
     ToolCardSpec,
     VectorBackendSpec,
@@ -50,6 +51,7 @@ __all__ = [
     "akgentic_embedders",
     "akgentic_event_stores",
     "akgentic_message_types",
+    "akgentic_runtimes",
     "akgentic_sandbox_backends",
     "akgentic_tool_cards",
     "akgentic_vector_backends",
@@ -273,6 +275,35 @@ def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:  # type: ignore[empty
                 return [ConsolePaneSpec(name="shout-log", card="shout", title="Shouts",
                                         render=lambda source: [{"kind": "text",
                                                                 "text": "no shouts yet"}])]
+    """
+
+
+@hookspec
+def akgentic_runtimes() -> Iterable[RuntimeSpec]:  # type: ignore[empty-body]
+    """Contribute runtimes: where teams run, selected by the scheme of a cluster URL.
+
+    Purpose:
+        Let ``--cluster nats://...`` or ``AKGENTIC_CLUSTER=nats://...`` place
+        teams on a fleet of workers provided by any installed plugin, behind
+        the one client API of :mod:`akgentic.cluster` (``connect(url)``). The
+        built-in ``local`` runtime runs teams in the calling process. Each
+        runtime runs ``akgentic.testing.RuntimeContract``.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map
+        keyed by name, and each URL scheme maps to exactly one runtime (a
+        scheme claimed twice is an error naming both plugins).
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_runtimes():
+                return [RuntimeSpec(name="nats", schemes=("nats",),
+                                    connect=connect_nats, init=init_nats)]
     """
 
 

@@ -31,6 +31,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
     "vector_backends": {"qdrant": "akgentic-qdrant", "weaviate": "akgentic-weaviate"},
     "sandbox_backends": {"bwrap": "akgentic-bwrap", "docker": "akgentic-docker"},
     "embedders": {},
+    "runtimes": {"nats": "akgentic-nats"},
     "agent_classes": {},
     "message_types": {},
 }

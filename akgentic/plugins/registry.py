@@ -30,6 +30,7 @@ from akgentic.plugins.specs import (
     EmbedderSpec,
     EventStoreSpec,
     MessageTypeSpec,
+    RuntimeSpec,
     SandboxBackendSpec,
     Spec,
     ToolCardSpec,
@@ -141,6 +142,22 @@ class PluginRegistry:
         """Registered web-console panes by name (hook ``akgentic_console_panes``)."""
         return self._kind("console_panes", ConsolePaneSpec)
 
+    def runtimes(self) -> Mapping[str, RuntimeSpec]:
+        """Registered runtimes by name (hook ``akgentic_runtimes``)."""
+        runtimes = self._kind("runtimes", RuntimeSpec)
+        self._check_schemes(runtimes, "runtimes")
+        return runtimes
+
+    def runtime_for_scheme(self, scheme: str) -> RuntimeSpec:
+        """The runtime answering to a cluster URL scheme (``local``, ``nats``...)."""
+        for spec in self.runtimes().values():
+            if scheme in spec.schemes:
+                return spec
+        schemes = sorted(s for spec in self.runtimes().values() for s in spec.schemes)
+        raise UnknownPluginNameError(
+            "cluster URL scheme", scheme, schemes, provider_hint("runtimes", scheme)
+        )
+
     def extend_cli(self, app: typer.Typer) -> dict[str, list[str]]:
         """Let every plugin add commands to ``app`` (hook ``akgentic_cli``).
 
@@ -242,6 +259,8 @@ class PluginRegistry:
             with contextlib.suppress(DuplicatePluginNameError):
                 if kind == "event_stores":
                     self.event_stores()
+                elif kind == "runtimes":
+                    self.runtimes()
                 else:
                     self._kind(kind, spec_type)
         result: dict[str, dict[str, list[str]]] = {}
@@ -327,17 +346,22 @@ class PluginRegistry:
             what, name, first.label, second.label, plugins=(first.name, second.name)
         )
 
-    def _check_schemes(self, stores: Mapping[str, EventStoreSpec]) -> None:
+    def _check_schemes(
+        self,
+        stores: Mapping[str, EventStoreSpec] | Mapping[str, RuntimeSpec],
+        kind: str = "event_stores",
+    ) -> None:
+        label = "event store URL scheme" if kind == "event_stores" else "cluster URL scheme"
         seen: dict[str, str] = {}
         for spec in stores.values():
             for scheme in spec.schemes:
                 if scheme in seen:
-                    a = self.owner("event_stores", seen[scheme])
-                    b = self.owner("event_stores", spec.name)
+                    a = self.owner(kind, seen[scheme])
+                    b = self.owner(kind, spec.name)
                     if a is not None and b is not None and a is not b:
-                        raise self._conflict("event store URL scheme", scheme, a, b)
+                        raise self._conflict(label, scheme, a, b)
                     raise DuplicatePluginNameError(
-                        "event store URL scheme",
+                        label,
                         scheme,
                         a.label if a else seen[scheme],
                         b.label if b else spec.name,

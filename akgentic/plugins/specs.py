@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from akgentic.cluster.client import RuntimeClient
     from akgentic.console.panes import PaneBlock, PaneSource
     from akgentic.core.agent import Akgent
     from akgentic.team.store import EventStore
@@ -36,6 +37,7 @@ __all__ = [
     "EmbedderSpec",
     "EventStoreSpec",
     "MessageTypeSpec",
+    "RuntimeSpec",
     "SandboxBackendSpec",
     "Spec",
     "ToolCardSpec",
@@ -331,6 +333,49 @@ class ConsolePaneSpec(Spec):
         self._check_callable("open", self.open, optional=True)
 
 
+@dataclass(frozen=True, kw_only=True)
+class RuntimeSpec(Spec):
+    """A runtime (where teams run) selected by the scheme of a cluster URL.
+
+    ``schemes`` lists the URL schemes it answers to (``("local",)``,
+    ``("nats",)``). ``connect(url, store)`` returns a ready
+    :class:`~akgentic.cluster.client.RuntimeClient`; ``store`` is the event
+    store URL the caller was given (``None``: the runtime's default), which an
+    in-process runtime opens and a remote one may ignore. ``init(url)``, when
+    given, creates what the runtime needs (streams, buckets) idempotently
+    (``akgentic cluster init``); ``status(url)``, when given, describes the
+    fleet as JSON-ready data (``akgentic cluster status``).
+    """
+
+    schemes: tuple[str, ...]
+    connect: Callable[[str, str | None], RuntimeClient]
+    init: Callable[[str], None] | None = None
+    status: Callable[[str], dict[str, Any]] | None = None
+    kind = "runtime"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.schemes:
+            raise ValueError(f"runtime {self.name!r} declares no URL scheme")
+
+    def check(self) -> None:
+        """Schemes are non-empty strings; ``connect`` (and ``init``, when given) are callable."""
+        super().check()
+        schemes: object = self.schemes
+        if isinstance(schemes, str) or not all(
+            isinstance(scheme, str) and scheme for scheme in self.schemes
+        ):
+            raise TypeError(
+                f"{self._label()}: schemes must be a tuple of non-empty strings, "
+                f"got {self.schemes!r}"
+            )
+        self._check_callable("connect", self.connect)
+        for name in ("init", "status"):
+            value = getattr(self, name)
+            if value is not None:
+                self._check_callable(name, value)
+
+
 #: Registry kind key -> (hook name, record type). The order is the display order.
 KINDS: dict[str, tuple[str, type[Spec]]] = {
     "tool_cards": ("akgentic_tool_cards", ToolCardSpec),
@@ -341,4 +386,5 @@ KINDS: dict[str, tuple[str, type[Spec]]] = {
     "agent_classes": ("akgentic_agent_classes", AgentClassSpec),
     "message_types": ("akgentic_message_types", MessageTypeSpec),
     "console_panes": ("akgentic_console_panes", ConsolePaneSpec),
+    "runtimes": ("akgentic_runtimes", RuntimeSpec),
 }

@@ -457,6 +457,74 @@ class TeamManager:
             self.service_registry.register_team(self.instance_id, uid)
             return runtime
 
+    @_with_registry
+    def adopt(self, team_id: TeamId) -> TeamRuntime:
+        """Take a team over for a runtime that placed it here, then resume it from its log.
+
+        For fleets (``akgentic.cluster``), where the placement layer holds the
+        lease: the claim is a compare-and-set on the epoch just read
+        (``take_over_team`` when the store offers it, which succeeds even
+        while a previous owner that lost its lease still holds a session;
+        otherwise ``claim_team``). The previous owner's next write is refused
+        by the store, so it cannot act again. Raises like :meth:`resume_team`,
+        and ``TeamClaimLostError`` when another claim came first.
+        """
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            process = self._require(uid)
+            if self.get_runtime(uid) is not None:
+                raise TeamStateError(uid, process.status, f"team {uid} runs in this manager")
+            if process.status == TeamStatus.DELETED:
+                raise TeamStateError(uid, process.status, f"team {uid} is deleted")
+            self._resumable_log(uid)
+            take_over = getattr(self.event_store, "take_over_team", None)
+            if take_over is None:
+                claimed = self.event_store.claim_team(uid, self.owner)
+            else:
+                claimed = take_over(uid, self.owner, epoch=process.epoch)
+            try:
+                runtime = self._restore(claimed)
+            except BaseException:
+                self.event_store.release_team(uid)
+                raise
+            self.service_registry.register_team(self.instance_id, uid)
+            return runtime
+
+    def abandon(self, team_id: TeamId) -> None:
+        """Drop a team from this manager without recording anything about it.
+
+        For an owner that learnt its placement is gone (its lease lapsed, or
+        another owner claimed the team): the actors are stopped and the claim
+        released; the team record is not written (a new owner holds it, or
+        will). Writes still queued are made only while the epoch holds.
+        """
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            runtime = self.get_runtime(uid)
+            if runtime is None:
+                return
+            try:
+                stop_orchestrator(self.actor_system, runtime.orchestrator_addr, 5.0)
+            except Exception as exc:
+                logger.debug("abandoning team %s: %s", uid, exc)
+            persistence = self.get_persistence(uid)
+            if persistence is not None:
+                try:
+                    persistence.close(10.0)
+                except Exception as exc:
+                    logger.debug("abandoning team %s: %s", uid, exc)
+            idle = self._idle.get(uid)
+            if idle is not None:
+                idle.close()
+            self.event_store.release_team(uid)
+            self.service_registry.deregister_team(self.instance_id, uid)
+            self._untrack(uid)
+
+    def epoch_of(self, team_id: TeamId) -> int | None:
+        """The epoch of this manager's claim on a team it runs (``None`` otherwise)."""
+        with self._guard:
+            return self._epochs.get(as_team_id(team_id))
+
     def _resumable_log(self, team_id: UUID) -> int:
         """The log's highest sequence; an empty log has nothing to resume from."""
         max_sequence = self.event_store.get_max_sequence(team_id)

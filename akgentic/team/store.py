@@ -52,6 +52,7 @@ __all__ = [
     "BatchEventStore",
     "EventStore",
     "PagedEventStore",
+    "TakeoverEventStore",
     "check_page",
     "load_events_page",
     "slice_page",
@@ -258,3 +259,21 @@ def load_events_page(
         limit=limit,
         newest=newest,
     )
+
+
+@runtime_checkable
+class TakeoverEventStore(EventStore, Protocol):
+    """A store that lets a placement layer take a team over from a live but lapsed owner.
+
+    Optional: ``TeamManager.adopt`` uses it when the store offers it. Unlike
+    :meth:`EventStore.claim_team`, it does not ask whether the current owner
+    is alive (a paused process still holds its session); the runtime's lease
+    decided that. The compare-and-set on ``epoch`` still holds: it succeeds
+    only while the record holds ``epoch``, bumps it and records ``owner``
+    (otherwise :class:`~akgentic.team.errors.TeamClaimLostError`), and every
+    later write of the previous owner is refused.
+    """
+
+    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
+        """Bump the epoch from ``epoch`` for ``owner``; returns the record as claimed."""
+        ...

@@ -33,6 +33,8 @@ kit in its own test suite:
 - ``VectorBackendContract``: every vector backend (give ``make_backend``: backends
   of several teams over one fresh storage);
 - ``EmbedderContract``: every embedder (give its registered name and a model).
+- ``RuntimeContract``: every runtime (give a client, the store it writes and, for a
+  fleet, its worker processes); failover, drain, split brain and no loss;
 - ``SandboxBackendContract``: every sandbox backend (give a new backend and the reason
   it cannot run here, if any); it runs the hostile escape probes too.
 
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
+    from akgentic.testing.runtime_contract import RuntimeContract
     from akgentic.testing.sandbox_contract import SandboxBackendContract
     from akgentic.testing.tool_card_contract import ToolCardContract
     from akgentic.testing.vector_contract import VectorBackendContract
@@ -68,6 +71,7 @@ __all__ = [
     "FakeDistributions",
     "FakeSandboxBackend",
     "MessageTypeContract",
+    "RuntimeContract",
     "SandboxBackendContract",
     "ScriptedLLMServer",
     "ToolCardContract",
@@ -91,6 +95,7 @@ _LAZY = {
     "poll_until": "akgentic.testing.waiting",
     "wait_until": "akgentic.testing.waiting",
     "SandboxBackendContract": "akgentic.testing.sandbox_contract",
+    "RuntimeContract": "akgentic.testing.runtime_contract",
     "FakeSandboxBackend": "akgentic.testing.fake_sandbox",
 }
 

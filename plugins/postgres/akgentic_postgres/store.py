@@ -524,6 +524,28 @@ class PostgresEventStore(ClosingStore):
             raise
         return claimed
 
+    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
+        """Bump the epoch from ``epoch`` for ``owner``, live holder or not (``TakeoverEventStore``).
+
+        No advisory lock is taken or kept: the caller's placement lease stands
+        for liveness; the epoch fences every older owner's writes.
+        """
+        with self._connection() as conn, conn.transaction():
+            found = conn.execute(
+                self.tables.sql("SELECT payload::text FROM {teams} WHERE team_id = %s FOR UPDATE"),
+                (team_id,),
+            ).fetchone()
+            if found is None:
+                raise TeamNotFoundError(team_id)
+            record = decode_process(found[0], str(team_id))
+            if record.epoch != epoch:
+                raise TeamClaimLostError(team_id, epoch, record.epoch)
+            claimed = record.model_copy(
+                update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
+            )
+            self._write_team(conn, claimed)
+        return claimed
+
     def _try_lock(self, conn: Connection[Any], key: int, team_id: UUID) -> bool:
         """Take the advisory lock; wait briefly while its holder is a dead local process.
 

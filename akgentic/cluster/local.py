@@ -1,0 +1,157 @@
+"""The built-in ``local`` runtime: the client API over teams in this process.
+
+Every team runs in one :class:`~akgentic.team.manager.TeamManager` (on the
+store given to :func:`~akgentic.cluster.connect`); acknowledgements, the
+idempotency keys and event streaming behave as on a fleet, so code written
+against :class:`~akgentic.cluster.client.RuntimeClient` runs unchanged on
+``nats://``. A message to a stopped team resumes it (activation on demand).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import threading
+from collections.abc import Generator
+from uuid import UUID
+
+from akgentic.cluster.client import Ack, Placement
+from akgentic.cluster.host import TeamHost
+from akgentic.core.actor_system import ActorSystem
+from akgentic.team.card import TeamCard
+from akgentic.team.errors import TeamNotFoundError
+from akgentic.team.manager import TeamManager
+from akgentic.team.models import PersistedEvent, TeamStatus
+from akgentic.team.ownership import TeamId, as_team_id
+from akgentic.team.store import EventStore
+
+__all__ = ["LocalRuntime", "connect_local"]
+
+
+class LocalRuntime:
+    """A :class:`~akgentic.cluster.client.RuntimeClient` whose teams run in this process."""
+
+    def __init__(self, url: str, event_store: EventStore, *, owns_store: bool = True) -> None:
+        self.url = url
+        self.worker = f"local:{socket.gethostname()}:{os.getpid()}"
+        self._store = event_store
+        self._owns_store = owns_store
+        self._system = ActorSystem()
+        self.manager = TeamManager(self._system, event_store)
+        self.host = TeamHost(self.manager)
+        self._lock = threading.Lock()
+
+    def create(
+        self, card: TeamCard, *, team_id: TeamId | None = None, user_id: str = "cli"
+    ) -> UUID:
+        """Create the team here."""
+        uid = None if team_id is None else as_team_id(team_id)
+        return self.host.create(card, uid, user_id).id
+
+    def _running(self, team_id: UUID) -> None:
+        with self._lock:
+            if self.manager.get_runtime(team_id) is not None:
+                return
+            process = self.manager.get_team(team_id)
+            if process is None:
+                raise TeamNotFoundError(team_id)
+            self.host.adopt(team_id)
+
+    def send(
+        self, team_id: TeamId, content: str, *, key: str | None = None, timeout: float = 60.0
+    ) -> Ack:
+        """Deliver once per key, resuming a stopped team first."""
+        uid = as_team_id(team_id)
+        self._running(uid)
+        done = self.host.deliver(uid, content, key, timeout)
+        return Ack(
+            team_id=uid,
+            sequence=done.sequence,
+            worker=self.worker,
+            epoch=done.epoch,
+            key=done.key,
+            duplicate=done.duplicate,
+        )
+
+    def events(
+        self,
+        team_id: TeamId,
+        *,
+        from_sequence: int = 1,
+        follow: bool = False,
+        idle_timeout: float | None = None,
+    ) -> Generator[PersistedEvent, None, None]:
+        """Replay from the store, then follow durable events of the team."""
+        uid = as_team_id(team_id)
+        live: queue.SimpleQueue[PersistedEvent] = queue.SimpleQueue()
+        unsubscribe = self.host.listen(uid, live.put) if follow else None
+        try:
+            last = from_sequence - 1
+            for event in self.host.replay(uid, from_sequence):
+                last = event.sequence
+                yield event
+            if unsubscribe is None:
+                return
+            while True:
+                try:
+                    event = live.get(timeout=idle_timeout)
+                except queue.Empty:
+                    return
+                if event.sequence > last:
+                    last = event.sequence
+                    yield event
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+
+    def where(self, team_id: TeamId) -> Placement:
+        """Here when it runs, else not placed."""
+        uid = as_team_id(team_id)
+        process = self.manager.get_team(uid)
+        if process is None:
+            raise TeamNotFoundError(uid)
+        running = self.manager.get_runtime(uid) is not None
+        return Placement(
+            team_id=uid,
+            status=str(process.status.value),
+            worker=self.worker if running else None,
+            epoch=process.epoch,
+        )
+
+    def stop(self, team_id: TeamId) -> None:
+        """Stop the team (recorded as stopped)."""
+        uid = as_team_id(team_id)
+        self.manager.stop_team(uid)
+        self.host.forget(uid)
+
+    def resume(self, team_id: TeamId) -> Placement:
+        """Resume a stopped team here."""
+        uid = as_team_id(team_id)
+        self._running(uid)
+        return self.where(uid)
+
+    def delete(self, team_id: TeamId) -> None:
+        """Stop (when running) and delete the team."""
+        uid = as_team_id(team_id)
+        process = self.manager.get_team(uid)
+        if process is None:
+            return
+        if process.status == TeamStatus.RUNNING:
+            self.stop(uid)
+        self.manager.delete_team(uid)
+
+    def close(self) -> None:
+        """Stop every team of this process and release the store."""
+        self.manager.stop_all()
+        self.host.close()
+        self._system.shutdown()
+        if self._owns_store:
+            self._store.close()
+
+
+def connect_local(url: str, store: str | None) -> LocalRuntime:
+    """The ``local`` runtime on the store ``store`` names (default store when ``None``)."""
+    from akgentic.team.urls import open_event_store
+
+    return LocalRuntime(url, open_event_store(store))

@@ -1,0 +1,42 @@
+"""A tiny team for runtime tests and benchmarks: agents that take messages and keep quiet.
+
+Importable by worker processes (``akgentic.testing.cluster_team.QuietAgent``),
+so a fleet can build and resume it without the test's files on its path.
+"""
+
+from __future__ import annotations
+
+from akgentic.core import AgentCard, BaseConfig, BaseState
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.agent import Akgent
+from akgentic.core.messages.message import UserMessage
+from akgentic.team import TeamCard, TeamCardMember
+
+__all__ = ["QuietAgent", "quiet_team_card"]
+
+
+class QuietAgent(Akgent[BaseConfig, BaseState]):
+    """Receives user messages (each is recorded by the team) and answers nothing."""
+
+    def receiveMsg_UserMessage(self, message: UserMessage, sender: ActorAddress) -> None:
+        return None
+
+
+def quiet_team_card(name: str = "quiet-team") -> TeamCard:
+    """An entry point and one supervisor, both :class:`QuietAgent`."""
+
+    def card(agent: str, role: str) -> AgentCard:
+        return AgentCard(
+            description=role,
+            skills=[role.lower()],
+            agent_class=QuietAgent,
+            config=BaseConfig(name=agent, role=role),
+        )
+
+    return TeamCard(
+        name=name,
+        description="A team that records what it is sent",
+        entry_point=TeamCardMember(card=card("@Entry", "Entry")),
+        members=[TeamCardMember(card=card("@Quiet", "Quiet"))],
+        message_types=[UserMessage],
+    )

@@ -1,0 +1,1 @@
+"""NATS JetStream runtime for akgentic."""

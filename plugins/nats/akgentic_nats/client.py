@@ -1,0 +1,231 @@
+"""The ``nats://`` runtime client: the cluster API over NATS, no store needed.
+
+Requests go to the team's subject and are answered by the worker holding its
+lease (a queue group, so one worker answers even while two hold it). When no
+worker answers (the team is not placed), the client places it: it publishes
+the team's placement message (refused by the stream when one exists already,
+which is fine) and asks again, with the same idempotency key, until its
+timeout. See ``docs/cluster.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import time
+from collections.abc import Generator
+from typing import Any
+from uuid import UUID, uuid4
+
+from akgentic.cluster.client import Ack, ClusterError, Placement, TeamUnavailableError
+from akgentic.team.card import TeamCard
+from akgentic.team.errors import TeamNotFoundError
+from akgentic.team.models import PersistedEvent
+from akgentic.team.ownership import TeamId, as_team_id
+from akgentic_nats.loop import LoopThread
+from akgentic_nats.target import NatsTarget, parse_nats_url
+from akgentic_nats.wire import decode, encode, encode_card, event_from_wire
+
+__all__ = ["NatsRuntime", "connect_nats"]
+
+#: Seconds one request waits for its worker before it is asked again.
+REQUEST_TRY = 5.0
+
+
+class NatsRuntime:
+    """A :class:`~akgentic.cluster.client.RuntimeClient` for teams placed on NATS workers."""
+
+    def __init__(self, target: NatsTarget) -> None:
+        import nats
+
+        self.url = target.url
+        self.target = target
+        self._loop = LoopThread("akgentic-nats-client")
+        self._nc: Any = self._loop.run(
+            nats.connect(list(target.servers), name="akgentic-client", max_reconnect_attempts=-1),
+            30.0,
+        )
+        self._js: Any = self._nc.jetstream()
+
+    # -- placement ---------------------------------------------------------
+    async def _place(
+        self, team_id: UUID, body: dict[str, Any], wait: float | None
+    ) -> dict[str, Any]:
+        """Publish the placement message; with ``wait``, wait for the worker's answer."""
+        from nats.js.errors import APIError
+
+        inbox = self._nc.new_inbox()
+        sub = await self._nc.subscribe(inbox, max_msgs=1) if wait else None
+        payload = {"team_id": str(team_id), "reply": inbox if wait else None, **body}
+        try:
+            await self._js.publish(self.target.place_subject(team_id), encode(payload))
+        except APIError as exc:
+            if getattr(exc, "err_code", None) != 10077:  # placed already: fine
+                raise
+            if sub is not None:
+                await sub.unsubscribe()
+            return {"ok": True, "placed_already": True}
+        if sub is None:
+            return {"ok": True}
+        try:
+            msg = await sub.next_msg(timeout=wait)
+        except Exception:
+            raise TeamUnavailableError(
+                f"no worker placed team {team_id} within {wait:g} s"
+            ) from None
+        return decode(msg.data)
+
+    def create(
+        self, card: TeamCard, *, team_id: TeamId | None = None, user_id: str = "cli"
+    ) -> UUID:
+        """Place a new team; returns once a worker runs it."""
+        uid = uuid4() if team_id is None else as_team_id(team_id)
+        body = {"create": encode_card(card), "user_id": user_id}
+        answer = self._loop.run(self._place(uid, body, 60.0))
+        if not answer.get("ok"):
+            raise ClusterError(f"creating team {uid} failed: {answer.get('error')}")
+        return uid
+
+    # -- requests ----------------------------------------------------------
+    async def _ask(
+        self, team_id: UUID, body: dict[str, Any], timeout: float, place: bool
+    ) -> dict[str, Any]:
+        from nats.errors import NoRespondersError
+        from nats.errors import TimeoutError as NatsTimeout
+
+        deadline = time.monotonic() + timeout
+        pause = 0.05
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TeamUnavailableError(
+                    f"no worker answered for team {team_id} in {timeout:g} s"
+                )
+            try:
+                msg = await self._nc.request(
+                    self.target.team_subject(team_id), encode(body), timeout=min(left, REQUEST_TRY)
+                )
+            except NoRespondersError:
+                if not place:
+                    return {"ok": False, "error": "not_placed"}
+                answer = await self._place(team_id, {}, min(max(left, 0.1), 2.0))
+                if answer.get("error") == "not_found":
+                    raise TeamNotFoundError(team_id) from None
+            except (TimeoutError, NatsTimeout):
+                pass
+            else:
+                answer = decode(msg.data)
+                if answer.get("ok") or answer.get("error") == "not_found":
+                    return answer
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+    def send(
+        self, team_id: TeamId, content: str, *, key: str | None = None, timeout: float = 60.0
+    ) -> Ack:
+        """Deliver once per key (retried with the same key until acknowledged)."""
+        uid = as_team_id(team_id)
+        key = key or uuid4().hex
+        body = {"op": "send", "content": content, "key": key, "timeout": min(timeout, 30.0)}
+        answer = self._loop.run(self._ask(uid, body, timeout, True))
+        if not answer.get("ok"):
+            raise TeamNotFoundError(uid)
+        return Ack(
+            team_id=uid,
+            sequence=int(answer["sequence"]),
+            worker=str(answer["worker"]),
+            epoch=answer.get("epoch"),
+            key=str(answer["key"]),
+            duplicate=bool(answer.get("duplicate")),
+        )
+
+    def events(
+        self,
+        team_id: TeamId,
+        *,
+        from_sequence: int = 1,
+        follow: bool = False,
+        idle_timeout: float | None = None,
+    ) -> Generator[PersistedEvent, None, None]:
+        """Replay through the owning worker, then follow the team's live subject."""
+        uid = as_team_id(team_id)
+        live: queue.SimpleQueue[PersistedEvent] = queue.SimpleQueue()
+
+        async def on_live(msg: Any) -> None:
+            live.put(event_from_wire(uid, decode(msg.data)))
+
+        sub = (
+            self._loop.run(self._nc.subscribe(self.target.events_subject(uid), cb=on_live))
+            if follow
+            else None
+        )
+        try:
+            last = from_sequence - 1
+            while True:
+                body = {"op": "replay", "from": last + 1}
+                answer = self._loop.run(self._ask(uid, body, 60.0, True))
+                for wire in answer.get("events", []):
+                    event = event_from_wire(uid, wire)
+                    last = event.sequence
+                    yield event
+                if not answer.get("more"):
+                    break
+            if sub is None:
+                return
+            while True:
+                try:
+                    event = live.get(timeout=idle_timeout)
+                except queue.Empty:
+                    return
+                if event.sequence > last:
+                    last = event.sequence
+                    yield event
+        finally:
+            if sub is not None:
+                self._loop.run(sub.unsubscribe(), 10.0)
+
+    def where(self, team_id: TeamId) -> Placement:
+        """The worker answering for the team now, or not placed."""
+        uid = as_team_id(team_id)
+        answer = self._loop.run(self._ask(uid, {"op": "where"}, 10.0, False))
+        if not answer.get("ok"):
+            return Placement(team_id=uid, status="not placed")
+        return Placement(
+            team_id=uid, status="running", worker=answer.get("worker"), epoch=answer.get("epoch")
+        )
+
+    def stop(self, team_id: TeamId) -> None:
+        """Ask the owning worker to stop the team and drop its placement."""
+        uid = as_team_id(team_id)
+        self._loop.run(self._ask(uid, {"op": "stop"}, 60.0, False))
+
+    def resume(self, team_id: TeamId) -> Placement:
+        """Place the team again (a no-op when placed) and say where it runs."""
+        uid = as_team_id(team_id)
+        answer = self._loop.run(self._place(uid, {}, 60.0))
+        if answer.get("error") == "not_found":
+            raise TeamNotFoundError(uid)
+        return self.where(uid)
+
+    def delete(self, team_id: TeamId) -> None:
+        """Stop the team, then have a worker delete it from the store."""
+        uid = as_team_id(team_id)
+        self.stop(uid)
+        deadline = time.monotonic() + 30.0
+        while True:
+            answer = self._loop.run(self._place(uid, {"op": "delete"}, 60.0))
+            if not answer.get("placed_already") or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)  # the stopped placement is being removed
+
+    def close(self) -> None:
+        """Close the connection."""
+        try:
+            self._loop.run(self._nc.close(), 10.0)
+        finally:
+            self._loop.stop()
+
+
+def connect_nats(url: str, store: str | None = None) -> NatsRuntime:
+    """A client of the NATS cluster ``url`` names (``store`` is the workers' business)."""
+    return NatsRuntime(parse_nats_url(url))

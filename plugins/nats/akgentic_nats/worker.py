@@ -1,0 +1,486 @@
+"""``akgentic worker``: a process that holds teams placed on it through NATS JetStream.
+
+Placement: every placed team has one message in the work-queue stream; the
+worker that fetched it and has not acknowledged it holds the team's *lease*,
+renewed by ``in_progress()`` every quarter lease. A worker fetches while it
+holds fewer teams than its fair share (all placed teams over the live workers,
+at most ``capacity``). A lease not renewed in time (the worker died or froze)
+is redelivered to another worker, which *adopts* the team: a compare-and-set
+on the team's epoch in the event store (``TeamManager.adopt``), then a resume
+from the log. From then on the store refuses every write of the old owner.
+
+Fencing on this side: before touching a team (a request, a reply, a renewal)
+the worker checks that its own lease deadline has not passed; once it has
+(the process was paused), it abandons every team without writing and holds
+nothing until it fetches leases again. A team whose claim another worker took
+(:class:`~akgentic.team.errors.TeamClaimLostError`) is abandoned likewise.
+
+SIGTERM drains: the worker leaves the registry, stops answering, abandons its
+teams and naks their leases, so the others take them at once; then it exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import signal
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from akgentic.cluster.client import TeamUnavailableError
+from akgentic.cluster.host import TeamHost
+from akgentic.core.actor_system import ActorSystem
+from akgentic.team.errors import TeamClaimLostError, TeamError, TeamNotFoundError
+from akgentic.team.manager import TeamManager
+from akgentic.team.models import TeamStatus
+from akgentic_nats.target import NatsTarget
+from akgentic_nats.wire import decode, decode_card, encode, event_to_wire
+
+__all__ = ["Worker"]
+
+logger = logging.getLogger(__name__)
+
+#: Events per reply page of a replay.
+REPLAY_PAGE = 200
+
+
+@dataclass
+class _Lease:
+    """One team held here: its placement message and its request subscription."""
+
+    team_id: UUID
+    msg: Any
+    subscription: Any = None
+    ready: bool = False
+    since: float = field(default_factory=time.monotonic)
+
+
+class Worker:
+    """Holds teams for a NATS cluster (see the module docstring)."""
+
+    def __init__(
+        self,
+        target: NatsTarget,
+        store_url: str | None,
+        *,
+        capacity: int = 100,
+        name: str | None = None,
+        threads: int = 32,
+    ) -> None:
+        from akgentic.team.urls import open_event_store
+
+        self.target = target
+        self.capacity = capacity
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}"
+        self.store = open_event_store(store_url)
+        self.system = ActorSystem()
+        self.manager = TeamManager(
+            self.system,
+            self.store,
+            stop_signal=None,
+            on_claim_lost=self._claim_lost,
+            instance_id=None,
+        )
+        self.host = TeamHost(self.manager)
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="akgentic-worker")
+        self.leases: dict[UUID, _Lease] = {}
+        self._unlisten: dict[UUID, Any] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.deadline = 0.0
+        self.draining = False
+        self.stopped = threading.Event()
+        self.acks = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._nc: Any = None
+        self._js: Any = None
+        self._kv: Any = None
+        self._sub: Any = None
+
+    # -- entry point -------------------------------------------------------
+    def run(self) -> None:
+        """Serve until SIGTERM/SIGINT (drain) and return."""
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        import nats
+
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        drain = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, drain.set)
+        self._nc = await nats.connect(
+            list(self.target.servers),
+            name=f"akgentic-worker-{self.name}",
+            max_reconnect_attempts=-1,
+        )
+        self._js = self._nc.jetstream()
+        self._kv = await self._js.key_value(self.target.bucket)
+        self._sub = await self._js.pull_subscribe_bind(self.target.consumer, self.target.stream)
+        self.deadline = time.monotonic() + self.target.lease
+        await self._publish_status()
+        tasks = [
+            asyncio.create_task(self._placement_loop()),
+            asyncio.create_task(self._heartbeat_loop()),
+        ]
+        logger.info("worker %s serving %s", self.name, self.target.url)
+        print(f"worker {self.name} ready", flush=True)
+        await drain.wait()
+        self.draining = True
+        await self._drain()
+        for task in tasks:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self._nc.close()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.host.close()
+        self.system.shutdown()
+        self.store.close()
+        self.stopped.set()
+
+    # -- the lease ---------------------------------------------------------
+    def lease_valid(self) -> bool:
+        """Whether this worker's leases are still its own (deadline not passed)."""
+        return time.monotonic() < self.deadline
+
+    async def _heartbeat_loop(self) -> None:
+        period = self.target.lease / 4
+        while not self.draining:
+            await asyncio.sleep(period)
+            if not self.lease_valid():
+                await self._lapse()
+            started = time.monotonic()
+            for lease in list(self.leases.values()):
+                try:
+                    await lease.msg.in_progress()
+                except Exception as exc:
+                    logger.warning("renewing the lease of %s failed: %s", lease.team_id, exc)
+            # The server renews from when it receives the renewal, which is after ``started``.
+            self.deadline = started + self.target.lease * 0.9
+            with contextlib.suppress(Exception):
+                await self._publish_status()
+
+    async def _lapse(self) -> None:
+        """The deadline passed (this process was frozen): let go of everything, writing nothing."""
+        held = list(self.leases.values())
+        self.leases.clear()
+        logger.error("worker %s: lease deadline passed; abandoning %d teams", self.name, len(held))
+        for lease in held:
+            if lease.subscription is not None:
+                with contextlib.suppress(Exception):
+                    await lease.subscription.unsubscribe()
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(
+            *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held)
+        )
+
+    def _listen(self, team_id: UUID) -> None:
+        """Publish the team's durable events on its live subject."""
+        subject = self.target.events_subject(team_id)
+        loop = self._loop
+
+        def publish(event: Any) -> None:
+            if loop is not None and self.lease_valid():
+                data = encode(event_to_wire(event))
+                asyncio.run_coroutine_threadsafe(self._nc.publish(subject, data), loop)
+
+        old = self._unlisten.pop(team_id, None)
+        if old is not None:
+            old()
+        self._unlisten[team_id] = self.host.listen(team_id, publish)
+
+    def _unlisten_team(self, team_id: UUID) -> None:
+        stop = self._unlisten.pop(team_id, None)
+        if stop is not None:
+            stop()
+
+    def _abandon(self, team_id: UUID) -> None:
+        self._unlisten_team(team_id)
+        try:
+            self.manager.abandon(team_id)
+        except Exception:
+            logger.exception("abandoning team %s failed", team_id)
+        self.host.forget(team_id)
+
+    def _claim_lost(self, team_id: UUID, error: TeamClaimLostError) -> None:
+        """Another owner took the team: drop it here (its lease is that owner's now)."""
+        loop = self._loop
+        if loop is None:
+            return
+        asyncio.run_coroutine_threadsafe(self._drop(team_id), loop)
+
+    async def _drop(self, team_id: UUID) -> None:
+        lease = self.leases.pop(team_id, None)
+        if lease is not None and lease.subscription is not None:
+            with contextlib.suppress(Exception):
+                await lease.subscription.unsubscribe()
+        await asyncio.get_running_loop().run_in_executor(self.pool, self._abandon, team_id)
+
+    # -- registry ----------------------------------------------------------
+    async def _publish_status(self) -> None:
+        record = {
+            "name": self.name,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "teams": len(self.leases),
+            "capacity": self.capacity,
+            "acks": self.acks,
+            "at": time.time(),
+        }
+        await self._kv.put(self.name, encode(record))
+
+    async def _live_workers(self) -> int:
+        try:
+            keys = await self._kv.keys()
+        except Exception:
+            return 1
+        now, live = time.time(), 0
+        for key in keys:
+            try:
+                entry = await self._kv.get(key)
+            except Exception:
+                continue
+            record = decode(entry.value or b"")
+            if now - float(record.get("at", 0)) <= self.target.lease:
+                live += 1
+        return max(live, 1)
+
+    async def _fair_share(self) -> int:
+        info = await self._js.consumer_info(self.target.stream, self.target.consumer)
+        total = int(info.num_pending or 0) + int(info.num_ack_pending or 0)
+        workers = await self._live_workers()
+        return min(self.capacity, math.ceil(total / workers))
+
+    # -- placement ---------------------------------------------------------
+    async def _placement_loop(self) -> None:
+        from nats.errors import TimeoutError as NatsTimeout
+
+        while not self.draining:
+            try:
+                want = await self._fair_share() - len(self.leases)
+            except Exception as exc:
+                logger.debug("fair share: %s", exc)
+                await asyncio.sleep(0.5)
+                continue
+            if want <= 0 or not self.lease_valid():
+                await asyncio.sleep(0.2)
+                continue
+            asked = time.monotonic()
+            try:
+                msgs = await self._sub.fetch(min(want, 16), timeout=0.5)
+            except (TimeoutError, NatsTimeout):
+                continue
+            except Exception as exc:
+                logger.debug("fetch: %s", exc)
+                await asyncio.sleep(0.5)
+                continue
+            if time.monotonic() - asked > self.target.lease / 2 or not self.lease_valid():
+                # Delivered while this process was frozen: those deliveries may have
+                # lapsed and gone elsewhere already. Leave them; they come back.
+                continue
+            for msg in msgs:
+                task = asyncio.create_task(self._place(msg))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def _place(self, msg: Any) -> None:
+        body = decode(msg.data)
+        try:
+            team_id = UUID(str(body["team_id"]))
+        except (KeyError, ValueError):
+            await msg.term()
+            return
+        if self.draining or team_id in self.leases:
+            await msg.nak()
+            return
+        lease = _Lease(team_id, msg)
+        self.leases[team_id] = lease
+        loop = asyncio.get_running_loop()
+        try:
+            outcome = await loop.run_in_executor(self.pool, self._take, team_id, body)
+        except Exception as exc:
+            self.leases.pop(team_id, None)
+            logger.warning("placing team %s failed: %s", team_id, exc)
+            await self._reply(body, {"ok": False, "error": str(exc)})
+            await msg.nak(delay=1.0)
+            return
+        if outcome != "running":
+            self.leases.pop(team_id, None)
+            await msg.term()
+            await self._reply(body, {"ok": outcome == "deleted", "error": outcome})
+            return
+        if not self.lease_valid() or self.leases.get(team_id) is not lease:
+            return
+        lease.subscription = await self._nc.subscribe(
+            self.target.team_subject(team_id), queue="owner", cb=self._on_request
+        )
+        lease.ready = True
+        await self._reply(
+            body,
+            {
+                "ok": True,
+                "worker": self.name,
+                "epoch": self.host.epoch(team_id),
+                "status": "running",
+            },
+        )
+
+    def _take(self, team_id: UUID, body: dict[str, Any]) -> str:
+        """Create, adopt or delete the team a placement names (worker thread)."""
+        record = self.store.load_team(team_id)
+        if body.get("op") == "delete":
+            if record is not None and record.status != TeamStatus.RUNNING:
+                self.manager.delete_team(team_id)
+            elif record is not None:
+                self.host.adopt(team_id)
+                self.manager.stop_team(team_id)
+                self.manager.delete_team(team_id)
+            return "deleted"
+        if record is None:
+            card = body.get("create")
+            if not card:
+                return "not_found"
+            self._listen(team_id)
+            self.host.create(decode_card(card), team_id, str(body.get("user_id") or "cli"))
+            # The lease stands for liveness here; the epoch keeps fencing. Dropping the
+            # store's own hold frees its session (one per team in PostgreSQL).
+            self.store.release_team(team_id)
+            return "running"
+        if record.status == TeamStatus.DELETED:
+            return "not_found"
+        if self.manager.get_runtime(team_id) is not None:
+            return "running"  # its lease came back here (a nak raced a fetch)
+        self._listen(team_id)
+        try:
+            self.host.adopt(team_id)
+        except TeamClaimLostError:
+            self.host.adopt(team_id)  # a claim raced ours: read the epoch again, once
+        except BaseException:
+            self._unlisten_team(team_id)
+            raise
+        return "running"
+
+    async def _reply(self, body: dict[str, Any], answer: dict[str, Any]) -> None:
+        inbox = body.get("reply")
+        if inbox and self.lease_valid():
+            with contextlib.suppress(Exception):
+                await self._nc.publish(str(inbox), encode(answer))
+
+    # -- requests ----------------------------------------------------------
+    async def _on_request(self, msg: Any) -> None:
+        # Each request in a task of its own: requests to one team run concurrently, and a
+        # stop may unsubscribe the subscription whose callback this is.
+        task = asyncio.create_task(self._handle(msg))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _handle(self, msg: Any) -> None:
+        if not self.lease_valid() or self.draining:
+            return  # frozen past the deadline, or leaving: say nothing, act on nothing
+        body = decode(msg.data)
+        team_id = UUID(msg.subject.rsplit(".", 1)[-1])
+        lease = self.leases.get(team_id)
+        if lease is None or not lease.ready:
+            return
+        op = body.get("op")
+        loop = asyncio.get_running_loop()
+        try:
+            if op == "stop":
+                await self._stop(lease)
+                answer: dict[str, Any] = {"ok": True}
+            else:
+                answer = await loop.run_in_executor(self.pool, self._serve, team_id, op, body)
+        except TeamNotFoundError as exc:
+            answer = {"ok": False, "error": "not_found", "detail": str(exc)}
+        except (TeamError, TimeoutError) as exc:
+            answer = {"ok": False, "error": "unavailable", "detail": str(exc)}
+        except Exception as exc:
+            logger.exception("request %s to team %s failed", op, team_id)
+            answer = {"ok": False, "error": "unavailable", "detail": str(exc)}
+        # Checked again: the worker may have been frozen while the request ran.
+        if not self.lease_valid() or (self.leases.get(team_id) is not lease and op != "stop"):
+            return
+        if op == "send" and answer.get("ok"):
+            self.acks += 1
+        with contextlib.suppress(Exception):
+            await msg.respond(encode(answer))
+
+    def _serve(self, team_id: UUID, op: str | None, body: dict[str, Any]) -> dict[str, Any]:
+        if op == "send":
+            done = self.host.deliver(
+                team_id,
+                str(body.get("content", "")),
+                body.get("key"),
+                float(body.get("timeout", 30)),
+            )
+            return {
+                "ok": True,
+                "sequence": done.sequence,
+                "key": done.key,
+                "duplicate": done.duplicate,
+                "worker": self.name,
+                "epoch": done.epoch,
+            }
+        if op == "replay":
+            start = int(body.get("from", 1))
+            events = self.host.replay(team_id, start)[:REPLAY_PAGE]
+            return {
+                "ok": True,
+                "events": [event_to_wire(e) for e in events],
+                "more": len(events) == REPLAY_PAGE,
+            }
+        if op == "where":
+            return {
+                "ok": True,
+                "worker": self.name,
+                "epoch": self.host.epoch(team_id),
+                "status": "running",
+            }
+        raise TeamUnavailableError(f"unknown request {op!r}")
+
+    async def _stop(self, lease: _Lease) -> None:
+        self.leases.pop(lease.team_id, None)
+        if lease.subscription is not None:
+            await lease.subscription.unsubscribe()
+        loop = asyncio.get_running_loop()
+        started = time.monotonic()
+        await loop.run_in_executor(self.pool, self._stop_team, lease.team_id)
+        logger.info("team %s stopped in %.2f s", lease.team_id, time.monotonic() - started)
+        await lease.msg.ack_sync()
+
+    def _stop_team(self, team_id: UUID) -> None:
+        self._unlisten_team(team_id)
+        try:
+            self.manager.stop_team(team_id)
+        finally:
+            self.host.forget(team_id)
+
+    # -- drain -------------------------------------------------------------
+    async def _drain(self) -> None:
+        """Leave the registry, let go of every team and hand the leases back at once."""
+        with contextlib.suppress(Exception):
+            await self._kv.delete(self.name)
+        held = list(self.leases.values())
+        self.leases.clear()
+        for lease in held:
+            if lease.subscription is not None:
+                with contextlib.suppress(Exception):
+                    await lease.subscription.unsubscribe()
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(
+            *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held)
+        )
+        for lease in held:
+            with contextlib.suppress(Exception):
+                await lease.msg.nak()
+        with contextlib.suppress(Exception):
+            await self._nc.flush(5)
+        print(f"worker {self.name} drained {len(held)} teams", flush=True)

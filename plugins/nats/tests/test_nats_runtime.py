@@ -1,0 +1,65 @@
+"""The NATS runtime holds the runtime contract with 3 worker subprocesses x 30 teams.
+
+The fleet tests SIGKILL, SIGTERM and SIGSTOP a worker; PostgreSQL fences the
+writes. ``answer_timeout`` bounds every wait; no test measures speed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from akgentic.cluster import connect
+from akgentic.cluster.client import RuntimeClient
+from akgentic.team.store import EventStore
+from akgentic.team.urls import open_event_store
+from akgentic.testing import RuntimeContract
+from akgentic.testing.runtime_contract import Fleet
+
+
+class TestNatsRuntimeContract(RuntimeContract):
+    """The client code of the local runtime's contract, on a fleet."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def runtime(cls, cluster_url: str, worker_fleet: Fleet) -> Iterator[RuntimeClient]:
+        worker_fleet.ensure(cls.workers)
+        client = connect(cluster_url)
+        yield client
+        client.close()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def log_store(cls, store_url: str) -> Iterator[EventStore]:
+        store = open_event_store(store_url)
+        yield store
+        store.close()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def fleet(cls, worker_fleet: Fleet) -> Fleet:
+        return worker_fleet
+
+
+def test_cluster_init_is_idempotent_and_status_lists_workers(cluster_url: str) -> None:
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "akgentic.cli", "cluster", "init", cluster_url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    status = subprocess.run(
+        [sys.executable, "-m", "akgentic.cli", "cluster", "status", "--cluster", cluster_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert status.returncode == 0, status.stderr
+    data = json.loads(status.stdout)
+    assert data["url"] == cluster_url and isinstance(data["workers"], list)

@@ -1,0 +1,49 @@
+"""The built-in local runtime holds the runtime contract, and connect() picks it by scheme."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from akgentic.cluster import connect
+from akgentic.cluster.client import RuntimeClient
+from akgentic.cluster.local import LocalRuntime
+from akgentic.plugins import UnknownPluginNameError
+from akgentic.team.store import EventStore
+from akgentic.testing import RuntimeContract
+
+
+class TestLocalRuntimeContract(RuntimeContract):
+    """The same client code as on a fleet, with every team in this process."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def runtime(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RuntimeClient]:
+        path = tmp_path_factory.mktemp("local-runtime") / "teams.db"
+        client = connect("local:", store=f"sqlite:///{path}")
+        yield client
+        client.close()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def log_store(cls, runtime: RuntimeClient) -> EventStore:
+        assert isinstance(runtime, LocalRuntime)
+        return runtime.manager.event_store
+
+
+def test_connect_defaults_to_the_local_runtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AKGENTIC_CLUSTER", raising=False)
+    client = connect(store=f"sqlite:///{tmp_path / 'a.db'}")
+    try:
+        assert isinstance(client, LocalRuntime) and client.url == "local:"
+    finally:
+        client.close()
+
+
+def test_an_unknown_cluster_scheme_names_what_is_installed() -> None:
+    with pytest.raises(UnknownPluginNameError, match="local"):
+        connect("ray://head:10001")
