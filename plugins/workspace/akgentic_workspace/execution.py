@@ -309,7 +309,14 @@ class ExecService:
         with self._lock:
             pending = [h for h in self._runs.values() if not h.done.is_set()]
         for run in pending:
-            run.done.wait(max(0.0, deadline - time.monotonic()))
+            # A kill that lands while the backend is still starting the command finds
+            # nothing to kill: repeat it until the run settles or the 3 s are spent.
+            while not run.done.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+                if time.monotonic() >= deadline:
+                    break
+                if backend is not None:
+                    with contextlib.suppress(Exception):
+                        backend.kill()  # type: ignore[attr-defined]
         if backend is not None:
             with contextlib.suppress(Exception):
                 backend.close()  # type: ignore[attr-defined]

@@ -42,6 +42,22 @@ class GitObjects:
         self.root = git_dir / "objects"
         self._root = str(self.root)
 
+    def make_fan_out(self) -> None:
+        """Create the 256 ``objects/xx`` directories up front (once per process and tree).
+
+        A commit then costs no ``mkdir`` on the hot path; git reads the empty ones as it
+        reads its own.
+        """
+        try:
+            present = set(os.listdir(self._root))
+        except OSError:
+            return
+        for index in range(256):
+            fan = f"{index:02x}"
+            if fan not in present:
+                with contextlib.suppress(OSError):
+                    os.mkdir(f"{self._root}/{fan}")
+
     def path(self, sha: str) -> str:
         """Where the loose object ``sha`` lives."""
         return f"{self._root}/{sha[:2]}/{sha[2:]}"

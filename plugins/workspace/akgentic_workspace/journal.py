@@ -60,6 +60,7 @@ class _Repo:
 
     def __init__(self, location: WorkspaceLocation) -> None:
         self.objects = GitObjects(location.git_dir)
+        self.objects.make_fan_out()
         self.work = WorkTree(location.tree, location.git_dir, self.objects)
         self.head: str | None = None
         self.root = Node()
