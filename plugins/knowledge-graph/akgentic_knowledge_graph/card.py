@@ -52,7 +52,6 @@ __all__ = ["GetGraph", "KnowledgeGraphTool", "SearchGraph", "UpdateGraph", "rend
 logger = logging.getLogger(__name__)
 
 GONE = "The knowledge graph is unavailable; the agent is shutting down."
-_SETTINGS = ("vector_store", "search_top_k", "search_score_threshold", "hybrid_alpha")
 
 
 def render_graph(view: GraphView) -> str:
@@ -143,7 +142,7 @@ class KnowledgeGraphTool(ToolCard):
             hybrid_alpha=self.hybrid_alpha,
         )
         self._actor = create_tool_actor(
-            observer, KnowledgeGraphActor, config, param, _SETTINGS, "KnowledgeGraphTool"
+            observer, KnowledgeGraphActor, config, param, "KnowledgeGraphTool"
         )
         return self
 
