@@ -10,7 +10,7 @@ own numbered state events (:func:`state_events_after`).
 Example (card side)::
 
     param, self._semantic_off = semantic_switch(bind_store("PlanningTool", self.vector_store))
-    self._actor = create_tool_actor(observer, PlanActor, config, param, SETTINGS, "PlanningTool")
+    self._actor = create_tool_actor(observer, PlanActor, config, param, "PlanningTool")
     ...
     lines = ask_tool_actor(self._observer_or_none(), self._actor, lambda a: a.search(r), GONE)
 """
@@ -21,19 +21,23 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
+from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.errors import RetriableError
+from akgentic.vector.param import VectorStoreParam
 
 if TYPE_CHECKING:
     from akgentic.core.actor_address import ActorAddress
     from akgentic.core.messages.orchestrator import EventMessage
-    from akgentic.vector.param import StoreBinding, VectorStoreParam
+    from akgentic.vector.param import StoreBinding
 
 __all__ = [
     "ASK_TIMEOUT_S",
+    "SEARCH_SETTINGS",
     "SEMANTIC_DISABLED",
+    "SearchActorConfig",
     "VectorRows",
     "ask_tool_actor",
     "create_tool_actor",
@@ -58,6 +62,22 @@ Row = tuple[str, str, str]
 """A vector row to write: ``(ref_type, ref_id, text)``."""
 
 
+class SearchActorConfig(BaseConfig):
+    """Settings of a searchable tool actor, fixed by the first card that creates it.
+
+    A card's actor config subclasses this (and may change the threshold's default).
+    """
+
+    vector_store: VectorStoreParam | None = None
+    search_top_k: int = 10
+    search_score_threshold: float = 0.5
+    hybrid_alpha: float = Field(default=0.7, ge=0.0, le=1.0)
+
+
+SEARCH_SETTINGS = ("vector_store", "search_top_k", "search_score_threshold", "hybrid_alpha")
+"""The :class:`SearchActorConfig` fields a later card is warned about when they differ."""
+
+
 def unavailable_sentence(reason: str) -> str:
     """What vector mode says when a store was asked for but cannot run."""
     return f"Semantic search is unavailable ({reason}). Keyword and hybrid search still work."
@@ -78,10 +98,10 @@ def semantic_switch(binding: StoreBinding | None) -> tuple[VectorStoreParam | No
 def create_tool_actor(
     observer: Any,
     actor_class: type,
-    config: Any,
+    config: BaseConfig,
     param: VectorStoreParam | None,
-    settings: Sequence[str],
     label: str,
+    settings: Sequence[str] = SEARCH_SETTINGS,
 ) -> ActorAddress:
     """Get-or-create ``config.name`` under the observer's orchestrator (and its store actor).
 
@@ -224,7 +244,7 @@ class VectorRows:
 def state_events_after(
     events: Iterable[EventMessage], tool_id: str, after_seq: int, payload_type: type[P]
 ) -> Iterator[tuple[int, P]]:
-    """``(seq, payload)`` of ``tool_id``'s own state events numbered past ``after_seq``, in order."""
+    """``(seq, payload)`` of ``tool_id``'s own state events past ``after_seq``, in order."""
     for message in events:
         event = message.event
         if not (isinstance(event, ToolStateEvent) and event.tool_id == tool_id):

@@ -8,24 +8,23 @@ stored in event logs: never move it.
 
 from __future__ import annotations
 
-import logging
-from typing import Any
-
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.orchestrator import EventMessage
-from akgentic.core.proxy import ProxyWrapper
 from akgentic.tool import RetriableError
-from akgentic.tool.core.event import ToolStateEvent, ToolStateSequence
+from akgentic.tool.core.event import ToolStateSequence
+from akgentic.tool.singleton import Row, VectorRows, state_events_after
 from akgentic_knowledge_graph.graph import GraphIndex, entity_text, relation_text
 from akgentic_knowledge_graph.models import (
     COLLECTION,
     GRAPH_ACTOR_NAME,
+    Entity,
     GetGraphQuery,
     GraphView,
     KnowledgeGraphConfig,
     KnowledgeGraphState,
     KnowledgeGraphStateEvent,
     ManageGraph,
+    Relation,
     SearchQuery,
 )
 from akgentic_knowledge_graph.search import render, run_search
@@ -33,9 +32,6 @@ from akgentic_knowledge_graph.summary import KnowledgeGraphSummaryState, RootRow
 
 __all__ = ["KnowledgeGraphActor"]
 
-logger = logging.getLogger(__name__)
-
-_STORE_TIMEOUT_S = 30.0
 CHECKPOINT_EVERY = 200
 """State events between two published copies of the whole graph."""
 
@@ -48,25 +44,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         self.state = KnowledgeGraphState().observer(self)
         self._index = GraphIndex()
         self._events = ToolStateSequence(GRAPH_ACTOR_NAME)
-        self._store: Any = None
-        self._embedder: Any = None
-        param = self.config.vector_store
-        if param is None:
-            return
-        try:
-            from akgentic.vector import build_backend, build_embedder, needs_store_actor
-            from akgentic.vector.actor import find_store_actor
-
-            if needs_store_actor(param):
-                self._store = ProxyWrapper(find_store_actor(self), timeout=_STORE_TIMEOUT_S)
-            else:
-                self._store = build_backend(param, str(self.team_id))
-            self._store.create_collection(COLLECTION, param)
-            self._embedder = build_embedder(param)
-        except Exception as error:  # the graph works keyword-only
-            logger.warning("%s: semantic search is off (%s)", GRAPH_ACTOR_NAME, error)
-            self._store = None
-            self._embedder = None
+        self._rows = VectorRows(self, self.config.vector_store, COLLECTION, GRAPH_ACTOR_NAME)
 
     # ---------------------------------------------------------------- reads
 
@@ -103,8 +81,8 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         outcome = run_search(
             self._index,
             query,
-            store=self._store,
-            embedder=self._embedder,
+            store=self._rows.store,
+            embedder=self._rows.embedder,
             top_k_default=self.config.search_top_k,
             threshold_default=self.config.search_score_threshold,
             alpha=self.config.hybrid_alpha,
@@ -116,7 +94,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
     def update_graph(self, update: ManageGraph) -> str:
         """Apply ``update``; "Done", or RetriableError listing what failed."""
         done = self._index.apply(update)
-        self._sync_vectors(done.unindex, done.embed_entities, done.embed_relations)
+        self._rows.sync(done.unindex, _rows(done.embed_entities, done.embed_relations))
         if done.event.has_changes():
             self.notify_event(self._events.next_event(done.event))
             self.state.state_event_seq = self._events.last_seq
@@ -125,38 +103,6 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         if done.errors:
             raise RetriableError("Update errors: " + "; ".join(done.errors))
         return "Done"
-
-    def _sync_vectors(self, unindex: list[str], entities: list[Any], relations: list[Any]) -> None:
-        if self._store is None:
-            return
-        try:
-            if unindex:
-                self._store.remove(COLLECTION, unindex)
-            self._embed(entities, relations)
-        except Exception as error:  # the graph change stands; rows heal on restore
-            logger.warning("%s: vector rows not updated (%s)", GRAPH_ACTOR_NAME, error)
-
-    def _embed(self, entities: list[Any], relations: list[Any]) -> None:
-        if self._store is None or self._embedder is None:
-            return
-        rows = [("entity", str(e.id), entity_text(e)) for e in entities]
-        rows += [("relation", str(r.id), relation_text(r)) for r in relations]
-        if not rows:
-            return
-        from akgentic.vector import VectorEntry, embed_batched
-
-        vectors = embed_batched(
-            self._embedder,
-            [text for _t, _i, text in rows],
-            getattr(self._embedder, "max_batch", 256),
-        )
-        entries = [
-            VectorEntry(ref_type=kind, ref_id=ref, text=text, vector=vector)
-            for (kind, ref, text), vector in zip(rows, vectors, strict=True)
-            if vector
-        ]
-        if entries:
-            self._store.add(COLLECTION, entries)
 
     # ----------------------------------------------------------- checkpoint
 
@@ -186,15 +132,11 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
     def init_llm_context(self, events: list[EventMessage]) -> None:
         """Replay the graph's own state events newer than the checkpoint, in order."""
         last = self.state.snapshot_seq
-        for message in events:
-            event = message.event
-            if not (isinstance(event, ToolStateEvent) and event.tool_id == GRAPH_ACTOR_NAME):
-                continue
-            payload = event.payload
-            if event.seq <= last or not isinstance(payload, KnowledgeGraphStateEvent):
-                continue
+        for seq, payload in state_events_after(
+            events, GRAPH_ACTOR_NAME, last, KnowledgeGraphStateEvent
+        ):
             self._index.replay(payload)
-            last = event.seq
+            last = seq
         if last == self.state.snapshot_seq:
             return
         self.state.state_event_seq = last
@@ -203,12 +145,17 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         self._heal()
 
     def _heal(self) -> None:
-        if self._store is None:
-            return
-        try:
-            described = [r for r in self._index.relations.values() if r.description.strip()]
-            wanted = len(self._index.entities) + len(described)
-            if int(self._store.count(COLLECTION)) < wanted:
-                self._embed(list(self._index.entities.values()), described)
-        except Exception as error:
-            logger.warning("%s: vector rows not healed (%s)", GRAPH_ACTOR_NAME, error)
+        index = self._index
+        self._rows.heal(
+            lambda: _rows(
+                list(index.entities.values()),
+                [r for r in index.relations.values() if r.description.strip()],
+            )
+        )
+
+
+def _rows(entities: list[Entity], relations: list[Relation]) -> list[Row]:
+    """The vector rows of ``entities`` and (described) ``relations``."""
+    rows: list[Row] = [("entity", str(e.id), entity_text(e)) for e in entities]
+    rows += [("relation", str(r.id), relation_text(r)) for r in relations]
+    return rows

@@ -28,6 +28,15 @@ from akgentic.tool import (
 from akgentic.tool.commands import RestOfLine
 from akgentic.tool.core.channels import normalize_system_prompt_to_llm_context
 from akgentic.tool.core.context_state import ContextState
+from akgentic.tool.singleton import (
+    SEMANTIC_DISABLED as SEMANTIC_DISABLED,  # kept importable from the card module
+)
+from akgentic.tool.singleton import (
+    ask_tool_actor,
+    create_tool_actor,
+    first_errors,
+    semantic_switch,
+)
 from akgentic.vector.param import VectorStoreParam
 from akgentic_knowledge_graph.models import (
     GRAPH_ACTOR_NAME,
@@ -42,12 +51,7 @@ __all__ = ["GetGraph", "KnowledgeGraphTool", "SearchGraph", "UpdateGraph", "rend
 
 logger = logging.getLogger(__name__)
 
-ASK_TIMEOUT_S = 30.0
 GONE = "The knowledge graph is unavailable; the agent is shutting down."
-SEMANTIC_DISABLED = (
-    "Semantic search is switched off for this tool (vector_store=False). "
-    "Keyword and hybrid search still work."
-)
 
 
 def render_graph(view: GraphView) -> str:
@@ -122,25 +126,11 @@ class KnowledgeGraphTool(ToolCard):
         Raises:
             ValueError: The store param fails its checks, or there is no orchestrator.
         """
-        from akgentic.vector import bind_store, ensure_store_actor
+        from akgentic.vector import bind_store
 
         binding = bind_store("KnowledgeGraphTool", self.vector_store)
         super().observer(observer)
-        orchestrator = getattr(observer, "orchestrator", None)
-        if orchestrator is None:
-            raise ValueError("KnowledgeGraphTool requires access to the orchestrator.")
-        if binding is None:
-            param, self._semantic_off = None, SEMANTIC_DISABLED
-        elif binding.unavailable is not None:
-            param = None
-            self._semantic_off = (
-                f"Semantic search is unavailable ({binding.unavailable}). "
-                "Keyword and hybrid search still work."
-            )
-        else:
-            param, self._semantic_off = binding.param, None
-        proxy = observer.proxy_ask(orchestrator, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
-        ensure_store_actor(param, proxy)
+        param, self._semantic_off = semantic_switch(binding)
         from akgentic_knowledge_graph.actor import KnowledgeGraphActor
 
         config = KnowledgeGraphConfig(
@@ -151,22 +141,13 @@ class KnowledgeGraphTool(ToolCard):
             search_score_threshold=self.search_score_threshold,
             hybrid_alpha=self.hybrid_alpha,
         )
-        self._actor = proxy.getChildrenOrCreate(KnowledgeGraphActor, config=config)
+        self._actor = create_tool_actor(
+            observer, KnowledgeGraphActor, config, param, "KnowledgeGraphTool"
+        )
         return self
 
     def _ask(self, call: Callable[[Any], Any]) -> Any:
-        observer = self._observer_or_none()
-        actor = self._actor
-        if observer is None or actor is None or not actor.is_alive():
-            raise RetriableError(GONE)
-        proxy = observer.proxy_ask(actor, timeout=ASK_TIMEOUT_S)  # type: ignore[attr-defined]
-        try:
-            return call(proxy)
-        except RetriableError:
-            raise
-        except Exception as error:
-            logger.warning("KnowledgeGraphTool: %s failed (%s)", GRAPH_ACTOR_NAME, error)
-            raise RetriableError(GONE) from error
+        return ask_tool_actor(self._observer_or_none(), self._actor, call, GONE)
 
     def _search(self, query: SearchQuery) -> str:
         checked = check_query(query)
@@ -203,7 +184,7 @@ class KnowledgeGraphTool(ToolCard):
                     else ManageGraph.model_validate(update)
                 )
             except ValidationError as error:
-                raise RetriableError(f"Invalid update: {_first_errors(error)}") from None
+                raise RetriableError(f"Invalid update: {first_errors(error)}") from None
             return str(self._ask(lambda actor: actor.update_graph(batch)))
 
         return param.apply_instructions(update_graph)
@@ -224,7 +205,7 @@ class KnowledgeGraphTool(ToolCard):
                     query if isinstance(query, SearchQuery) else SearchQuery.model_validate(query)
                 )
             except ValidationError as error:
-                raise RetriableError(f"Invalid search: {_first_errors(error)}") from None
+                raise RetriableError(f"Invalid search: {first_errors(error)}") from None
             return self._search(checked)
 
         return param.apply_instructions(search_graph)
@@ -305,13 +286,3 @@ class KnowledgeGraphTool(ToolCard):
                 return None
 
         return [knowledge_graph_summary_state]
-
-
-def _first_errors(error: ValidationError, limit: int = 3) -> str:
-    """The first few validation problems, located, without echoing the input."""
-    parts = []
-    for item in error.errors()[:limit]:
-        where = ".".join(str(p) for p in item.get("loc", ())) or "input"
-        parts.append(f"{where}: {item.get('msg', 'invalid')}")
-    more = error.error_count() - limit
-    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")

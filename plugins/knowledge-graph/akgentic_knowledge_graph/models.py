@@ -13,10 +13,9 @@ from uuid import UUID, uuid4
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.vector.param import VectorStoreParam
+from akgentic.tool.singleton import SearchActorConfig
 
 __all__ = [
     "COLLECTION",
@@ -206,10 +205,7 @@ class KnowledgeGraphState(BaseState):
     """The event ``knowledge_graph`` reflects; a restore replays the events after it."""
 
 
-class KnowledgeGraphConfig(BaseConfig):
+class KnowledgeGraphConfig(SearchActorConfig):
     """Settings of ``#KnowledgeGraphTool``, fixed by the first card that creates it."""
 
-    vector_store: VectorStoreParam | None = None
-    search_top_k: int = 10
     search_score_threshold: float = 0.3
-    hybrid_alpha: float = Field(default=0.7, ge=0.0, le=1.0)

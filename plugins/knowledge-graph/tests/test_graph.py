@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
@@ -16,12 +15,10 @@ from akgentic_knowledge_graph import (
     SearchQuery,
 )
 
-from akgentic.core import EventSubscriber
-from akgentic.core.messages.message import Message
-from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.testing.teams import wait_for
-from akgentic.tool import RetriableError, ToolFactory, ToolStateEvent
+from akgentic.testing.tool_team import ToolStateRecorder
+from akgentic.tool import RetriableError, ToolFactory
 from akgentic.vector import VectorStoreParam
 
 HASHING = VectorStoreParam(embedding_provider="hashing", embedding_model="hashing", dimension=256)
@@ -46,18 +43,11 @@ GRAPH: dict[str, list[dict[str, Any]]] = {
 }
 
 
-class Events(EventSubscriber):
-    """The graph's state events, in order."""
+class Events(ToolStateRecorder[KnowledgeGraphStateEvent]):
+    """The ``GRAPH_ACTOR_NAME`` state events the orchestrator published, in order."""
 
     def __init__(self) -> None:
-        self.seen: list[ToolStateEvent] = []
-        self._lock = threading.Lock()
-
-    def on_message(self, msg: Message) -> None:
-        event = msg.event if isinstance(msg, EventMessage) else None
-        if isinstance(event, ToolStateEvent) and event.tool_id == GRAPH_ACTOR_NAME:
-            with self._lock:
-                self.seen.append(event)
+        super().__init__(GRAPH_ACTOR_NAME, KnowledgeGraphStateEvent)
 
 
 def _wire(team: Any, card: KnowledgeGraphTool, name: str = "@A") -> dict[str, Any]:

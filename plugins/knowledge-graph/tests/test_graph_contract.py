@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from akgentic_knowledge_graph import GetGraph, KnowledgeGraphTool, SearchGraph
 
-from akgentic.core import ActorSystem, BaseConfig, Orchestrator
-from akgentic.testing import ToolCardContract
-from akgentic.tool import ToolCard, ToolObserver
-
-from .conftest import TeamObserver
+from akgentic.testing.tool_team import TeamToolCardContract
+from akgentic.tool import ToolCard
 
 
-class TestKnowledgeGraphToolContract(ToolCardContract):
+class TestKnowledgeGraphToolContract(TeamToolCardContract):
     """KnowledgeGraphTool, registered as ``knowledge_graph`` by this distribution's plugin."""
 
     card_name = "knowledge_graph"
@@ -24,18 +18,6 @@ class TestKnowledgeGraphToolContract(ToolCardContract):
         "update_graph": {"update": {"create_entities": [{"name": "x", "entity_type": "t"}]}},
         "search_graph": {"query": {"query": "x", "mode": "keyword"}},
     }
-
-    @pytest.fixture(autouse=True)
-    def _system(self) -> Iterator[None]:
-        system = ActorSystem()
-        self._orchestrator: Any = system.createActor(
-            Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
-        )
-        yield
-        system.shutdown(timeout=10)
-
-    def make_observer(self) -> ToolObserver:
-        return TeamObserver(self._orchestrator)
 
     @pytest.fixture(params=["defaults", "configured"])
     def card(self, request: pytest.FixtureRequest) -> ToolCard:

@@ -51,7 +51,6 @@ __all__ = ["GetPlanning", "GetPlanningTask", "PlanningTool", "SearchPlanning", "
 logger = logging.getLogger(__name__)
 
 GONE = "Plan is unavailable; the agent is shutting down."
-_SETTINGS = ("vector_store", "search_top_k", "search_score_threshold", "hybrid_alpha")
 
 
 class GetPlanning(BaseToolParam):
@@ -137,9 +136,7 @@ class PlanningTool(ToolCard):
             search_score_threshold=self.search_score_threshold,
             hybrid_alpha=self.hybrid_alpha,
         )
-        self._actor = create_tool_actor(
-            observer, PlanActor, config, param, _SETTINGS, "PlanningTool"
-        )
+        self._actor = create_tool_actor(observer, PlanActor, config, param, "PlanningTool")
         self._agent_name = observer.myAddress.name  # type: ignore[attr-defined]
         return self
 

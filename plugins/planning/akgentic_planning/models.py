@@ -12,10 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.vector.param import VectorStoreParam
+from akgentic.tool.singleton import SearchActorConfig
 
 __all__ = [
     "COLLECTION",
@@ -133,10 +132,7 @@ class PlanManagerState(BaseState):
     snapshot_seq: int = 0
 
 
-class PlanConfig(BaseConfig):
+class PlanConfig(SearchActorConfig):
     """Settings of ``#PlanningTool``, fixed by the first card that creates it."""
 
-    vector_store: VectorStoreParam | None = None
-    search_top_k: int = 10
     search_score_threshold: float = 0.5
-    hybrid_alpha: float = Field(default=0.7, ge=0.0, le=1.0)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 import pytest
@@ -17,32 +16,19 @@ from akgentic_planning import (
     UpdatePlan,
 )
 
-from akgentic.core import EventSubscriber
-from akgentic.core.messages.message import Message
-from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.testing.teams import wait_for
-from akgentic.tool import RetriableError, ToolFactory, ToolStateEvent
+from akgentic.testing.tool_team import ToolStateRecorder
+from akgentic.tool import RetriableError, ToolFactory
 from akgentic.vector import VectorStoreParam
 
 HASHING = VectorStoreParam(embedding_provider="hashing", embedding_model="hashing", dimension=256)
 
 
-class Events(EventSubscriber):
-    """The ``#PlanningTool`` state events the orchestrator published, in order."""
+class Events(ToolStateRecorder[PlanningStateEvent]):
+    """The ``PLANNING_ACTOR_NAME`` state events the orchestrator published, in order."""
 
     def __init__(self) -> None:
-        self.seen: list[ToolStateEvent] = []
-        self._lock = threading.Lock()
-
-    def on_message(self, msg: Message) -> None:
-        event = msg.event if isinstance(msg, EventMessage) else None
-        if isinstance(event, ToolStateEvent) and event.tool_id == PLANNING_ACTOR_NAME:
-            with self._lock:
-                self.seen.append(event)
-
-    def payloads(self) -> list[PlanningStateEvent]:
-        with self._lock:
-            return [e.payload for e in self.seen if isinstance(e.payload, PlanningStateEvent)]
+        super().__init__(PLANNING_ACTOR_NAME, PlanningStateEvent)
 
 
 def _tools(card: PlanningTool) -> dict[str, Any]:

@@ -6,20 +6,14 @@ agent stand-in is given one: a live orchestrator in a real actor system.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from akgentic_planning import GetPlanning, PlanningTool, SearchPlanning
 
-from akgentic.core import ActorSystem, BaseConfig, Orchestrator
-from akgentic.testing import ToolCardContract
-from akgentic.tool import ToolCard, ToolObserver
-
-from .conftest import TeamObserver
+from akgentic.testing.tool_team import TeamToolCardContract
+from akgentic.tool import ToolCard
 
 
-class TestPlanningToolContract(ToolCardContract):
+class TestPlanningToolContract(TeamToolCardContract):
     """PlanningTool, registered as ``planning`` by this distribution's plugin."""
 
     card_name = "planning"
@@ -28,18 +22,6 @@ class TestPlanningToolContract(ToolCardContract):
         "update_planning": {"update": {"create_tasks": [{"id": 1, "description": "x"}]}},
         "get_planning_task": {"task_id": 1},
     }
-
-    @pytest.fixture(autouse=True)
-    def _system(self) -> Iterator[None]:
-        system = ActorSystem()
-        self._orchestrator: Any = system.createActor(
-            Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
-        )
-        yield
-        system.shutdown(timeout=10)
-
-    def make_observer(self) -> ToolObserver:
-        return TeamObserver(self._orchestrator)
 
     @pytest.fixture(params=["defaults", "configured"])
     def card(self, request: pytest.FixtureRequest) -> ToolCard:
