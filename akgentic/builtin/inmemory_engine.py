@@ -15,6 +15,7 @@ import base64
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -80,6 +81,19 @@ _FIELDS = ("ref_type", "ref_id", "text", "scope", "path", "ordinal")
 _TEAM: Final = 6
 _TENANT: Final = 7
 _Row = tuple[str, str, str, str | None, str | None, int | None, str, str | None]
+
+
+_REF_ID = itemgetter(1)
+_SCOPE = itemgetter(3)
+
+
+def _scope_codes(rows: Sequence[_Row], scopes: _Codes) -> int | list[int]:
+    """The scope code of each row (one code when the batch has one scope)."""
+    distinct = set(map(_SCOPE, rows))
+    if len(distinct) == 1:
+        return scopes.code(distinct.pop())
+    codes = {value: scopes.code(value) for value in distinct}
+    return list(map(codes.__getitem__, map(_SCOPE, rows)))
 
 
 def _fields(row: _Row) -> dict[str, Any]:
@@ -160,24 +174,38 @@ class _Collection:
         if not rows:
             return
         team, tenant = rows[0][_TEAM], rows[0][_TENANT]
-        last: dict[str, int] = {}
-        for i, row in enumerate(rows):
-            last[row[1]] = i
+        ids = list(map(_REF_ID, rows))
+        last = dict(zip(ids, range(len(rows)), strict=True))
         if len(last) == len(rows):
             picked: list[int] | None = None
             ordered: Sequence[_Row] = rows
         else:
             picked = list(last.values())
             ordered = [rows[i] for i in picked]
+            ids = [ids[i] for i in picked]
         self._reserve(len(ordered))
         index = self.slots.setdefault((team, tenant), {})
         table = self.rows
         start = len(table)
+        source = vectors if picked is None else vectors[np.asarray(picked, dtype=np.intp)]
+        scope_codes = _scope_codes(ordered, scopes)
+        if index.keys().isdisjoint(ids):  # appends only (the common case): slices
+            end = start + len(ordered)
+            table.extend(ordered)
+            index.update(zip(ids, range(start, end), strict=True))
+            self.team_rows[team_code] = self.team_rows.get(team_code, 0) + len(ordered)
+            # Transposing in blocks of rows keeps both sides in cache (twice as fast).
+            for first in range(0, len(ordered), _TRANSPOSE_BLOCK):
+                stop = min(len(ordered), first + _TRANSPOSE_BLOCK)
+                self.columns[:, start + first : start + stop] = source[first:stop].T
+            self.teams[start:end] = team_code
+            self.scopes[start:end] = scope_codes
+            return
         slots: list[int] = []
-        for row in ordered:
-            slot = index.get(row[1])
+        for ref_id, row in zip(ids, ordered, strict=True):
+            slot = index.get(ref_id)
             if slot is None:
-                slot = index[row[1]] = len(table)
+                slot = index[ref_id] = len(table)
                 table.append(row)
             else:
                 table[slot] = row
@@ -185,21 +213,10 @@ class _Collection:
         added = len(table) - start
         if added:
             self.team_rows[team_code] = self.team_rows.get(team_code, 0) + added
-        source = vectors if picked is None else vectors[np.asarray(picked, dtype=np.intp)]
-        scope_codes = [scopes.code(row[3]) for row in ordered]
-        if added == len(ordered):  # appends only: contiguous slices
-            end = start + added
-            # Transposing in blocks of rows keeps both sides in cache (twice as fast).
-            for first in range(0, added, _TRANSPOSE_BLOCK):
-                last_row = min(added, first + _TRANSPOSE_BLOCK)
-                self.columns[:, start + first : start + last_row] = source[first:last_row].T
-            self.teams[start:end] = team_code
-            self.scopes[start:end] = scope_codes
-        else:
-            where = np.asarray(slots, dtype=np.intp)
-            self.columns[:, where] = source.T
-            self.teams[where] = team_code
-            self.scopes[where] = scope_codes
+        where = np.asarray(slots, dtype=np.intp)
+        self.columns[:, where] = source.T
+        self.teams[where] = team_code
+        self.scopes[where] = scope_codes
 
     def delete(self, slots: Iterable[int]) -> None:
         doomed = sorted(set(slots))

@@ -21,6 +21,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
+from pydantic_core import from_json
 
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
@@ -270,7 +271,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                     rows: list[dict[str, Any]] = []
                     blocks = []
                     for change in run:
-                        block = json.loads(change.rows)
+                        block = _rows(change)
                         matrix = decode_vectors(change.vectors, change.dimension)
                         if matrix.shape[0] != len(block):
                             raise ValueError("a change's vectors do not match its rows")
@@ -326,7 +327,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             matrix = decode_vectors(change.vectors, change.dimension)
             add_rows = getattr(backend, "add_rows", None)
             if add_rows is not None:
-                add_rows(change.collection, json.loads(change.rows), matrix)
+                add_rows(change.collection, _rows(change), matrix)
                 return
             entries = [VectorEntry(vector=[], **row) for row in json.loads(change.rows)]
             add_matrix = getattr(backend, "add_matrix", None)
@@ -345,6 +346,15 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             )
         elif change.op == "delete_team" and change.team_id is not None:
             backend.delete_by_team(change.collection, change.team_id)
+
+
+def _rows(change: VectorStoreChange) -> list[dict[str, Any]]:
+    """The logged rows of an add, parsed by pydantic-core (``json`` decides what it refuses)."""
+    try:
+        rows: list[dict[str, Any]] = from_json(change.rows)
+    except ValueError:
+        rows = json.loads(change.rows)
+    return rows
 
 
 def _same_run(first: VectorStoreChange, change: VectorStoreChange) -> bool:
