@@ -4,7 +4,8 @@ Prints one JSON object ``{"rag": {...}}`` with ``index_s_1000_files`` and
 ``index_s_10000_files`` (index call plus the pipeline drained, files of ~1 KB),
 ``index_s_pdf_100_pages`` (null without a PDF extractor), ``reindex_one_file_s_10000``
 (one file changed in the 10,000-file tree: call plus drain), ``search_p50_ms_10000_keyword``
-(a keyword-only card) and ``search_p50_ms_10000_hybrid`` (hashing vectors plus keywords),
+(a keyword-only card) and ``search_p50_ms_10000_hybrid`` (hashing vectors plus keywords;
+queries of two vocabulary words and one common word),
 and ``embed_requests_10000``. Cards are bound to a recording observer (the card owns
 its pipeline); what is measured is the retrieval path itself.
 
@@ -74,11 +75,16 @@ def _drain(card: Any, timeout: float = 900.0) -> None:
 
 
 def _fill(tree: Path, files: int) -> None:
+    """Files of ~1 KB: 120 words drawn from a 2,000-word vocabulary plus a few common ones."""
+    import random
+
     tree.mkdir(parents=True, exist_ok=True)
     for i in range(files):
+        rng = random.Random(i)
         folder = tree / f"d{i // 500:03}"
         folder.mkdir(exist_ok=True)
-        words = " ".join(_WORDS[(i * 7 + k) % len(_WORDS)] for k in range(150))
+        vocabulary = [f"k{rng.randrange(2000):04d}z" for _ in range(120)]
+        words = " ".join(vocabulary + rng.sample(_WORDS, 4))
         (folder / f"f{i:05}.md").write_text(f"# File {i}\n\ntoken{i} {words}\n")
 
 
@@ -124,7 +130,7 @@ def _search_p50(card: Any, runs: int) -> float:
     search("ledger invoice")  # warm the caches
     samples = []
     for i in range(runs):
-        query = f"{_WORDS[i % len(_WORDS)]} {_WORDS[(i * 3 + 1) % len(_WORDS)]}"
+        query = f"k{(i * 37) % 2000:04d}z k{(i * 91 + 5) % 2000:04d}z {_WORDS[i % len(_WORDS)]}"
         started = time.perf_counter()
         search(query)
         samples.append((time.perf_counter() - started) * 1000)

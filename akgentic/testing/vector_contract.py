@@ -255,6 +255,20 @@ class VectorBackendContract:
         assert backend.count("planning") == 0
         assert other.count("planning") == 1
 
+    def test_a_shared_collection_row_belongs_to_no_team(
+        self, backend: Any, make_backend: MakeBackend
+    ) -> None:
+        # Rows of a shared collection are written with team "": one row per ref_id
+        # whichever team wrote it, seen and removable by every team within its scope.
+        other = make_backend(TEAM_B)
+        other.create_collection("workspace_chunks", self.param)
+        backend.add("workspace_chunks", [entry("c1", 1, scope="s", text="first")])
+        other.add("workspace_chunks", [entry("c1", 1, scope="s", text="second")])
+        hits = backend.search("workspace_chunks", unit_vector(1), 5, scope="s").hits
+        assert [h.text for h in hits] == ["second"]
+        other.remove("workspace_chunks", ["c1"], scope="s")
+        assert backend.search("workspace_chunks", unit_vector(1), 5, scope="s").hits == []
+
     def test_a_team_less_backend_cannot_search_team_scoped_rows(
         self, backend: Any, make_backend: MakeBackend
     ) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import ToolCardSpec, VectorBackendSpec, hookimpl
+from akgentic.plugins import MessageTypeSpec, ToolCardSpec, VectorBackendSpec, hookimpl
 from akgentic_workspace.console_pane import akgentic_console_panes as akgentic_console_panes
 
 #: The product documents' module path this plugin answers for.
@@ -48,5 +48,25 @@ def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:
             selectable_as_default=False,
             description="Rows in a SQLite file beside a workspace tree (shared by processes)",
             distribution="akgentic-workspace",
+        )
+    ]
+
+
+@hookimpl
+def akgentic_message_types() -> Iterable[MessageTypeSpec]:
+    """Retrieval's stored payloads: the context state and the upload message."""
+    from akgentic_workspace.rag import models
+
+    return [
+        MessageTypeSpec(
+            name=cls.__name__,
+            message_class=cls,
+            aliases=(f"akgentic.tool.workspace.rag.{cls.__name__}",),
+            description=what,
+        )
+        for cls, what in (
+            (models.RagIndexState, "The retrieval index as an agent's context block saw it"),
+            (models.RagFileRow, "One file of the retrieval index's context state"),
+            (models.NewFileMessage, "Queue uploaded workspace files for retrieval"),
         )
     ]

@@ -86,6 +86,19 @@ def _decide(
     return "queue", sha
 
 
+def _settled(ctx: RagContext, record: Record, f: WalkedFile) -> bool:
+    """The cached record is final at this exact stat triple and fingerprint."""
+    if record.get("stat") != [f.size, f.mtime_ns, f.ino] or f.size > MAX_SOURCE_BYTES:
+        return False
+    status = record.get("status")
+    if status == "failed":
+        return bool(record.get("permanent"))
+    live = record.get("live") or {}
+    if status not in ("embedded", "keyword") or live.get("fingerprint") != ctx.fingerprint:
+        return False
+    return bool(live.get("embedded")) or ctx.store is None
+
+
 def _pending(record: Record | None, f: WalkedFile, sha: str | None) -> Record:
     fresh: Record = (
         dict(record) if record is not None else {"path": f.key, "live": None, "owed": []}
@@ -145,6 +158,11 @@ def _queue(ctx: RagContext, files: list[WalkedFile], force: bool, counts: dict[s
         with store.locked([stripe]):
             for f in group:
                 hexkey = path_hash(f.key)
+                cached = known.get(hexkey)
+                if not force and cached is not None and _settled(ctx, cached, f):
+                    # Unchanged since its last run (stat triple): no lock-held re-read.
+                    counts["current"] += 1
+                    continue
                 record = store.read(hexkey)
                 if record is None and total >= limit:
                     counts["over_limit"] += 1

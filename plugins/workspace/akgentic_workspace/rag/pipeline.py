@@ -381,7 +381,10 @@ class RagPipeline:
 
     def _feed_embedders(self) -> None:
         size = max(1, min(EMBED_BATCH, self.ctx.max_batch))
-        while self._queue and self._batches < EMBED_WORKERS:
+        # A partial batch waits while index jobs may still fill it (batches span files).
+        while (len(self._queue) >= size or (self._queue and self._jobs == 0)) and (
+            self._batches < EMBED_WORKERS
+        ):
             batch, self._queue = self._queue[:size], self._queue[size:]
             try:
                 future = self._embed_pool.submit(self._embed_batch, batch)

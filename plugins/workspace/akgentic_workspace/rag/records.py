@@ -62,6 +62,8 @@ class RecordStore:
         self._mutex = threading.RLock()
         self._lock_fds: dict[str, int] = {}
         self._texts: dict[str, list[str]] = {}
+        #: Bumped whenever the cache changes: readers rebuild derived views only then.
+        self.generation = 0
 
     # ------------------------------------------------------------ locking
 
@@ -103,6 +105,7 @@ class RecordStore:
         self._append(hexkey)
         with self._mutex:
             self._cache[hexkey] = record
+            self.generation += 1
 
     def forget(self, path: str) -> None:
         """Remove the record (caller holds its lock)."""
@@ -112,6 +115,7 @@ class RecordStore:
         self._append(hexkey)
         with self._mutex:
             self._cache.pop(hexkey, None)
+            self.generation += 1
 
     def _append(self, hexkey: str) -> None:
         fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -141,6 +145,7 @@ class RecordStore:
                 if record is not None:
                     self._cache[entry.name[:-5]] = record
         self._loaded = True
+        self.generation += 1
 
     def _refresh(self) -> None:
         try:
@@ -162,6 +167,7 @@ class RecordStore:
             if writer == self.writer:
                 continue  # our write was the last one: the cache already holds it
             record = self.read(hexkey)
+            self.generation += 1
             if record is None:
                 self._cache.pop(hexkey, None)
             else:

@@ -29,14 +29,50 @@ _NOT_INDEXED = "No workspace files are indexed for retrieval"
 _STATUS_ORDER = ("failed", "stale", "extraction", "splitting", "embedding", "pending")
 
 
-class _FoldedCache:
-    """Folded composed texts per text-set name (names never change content)."""
+class _View:
+    """Every live chunk of a record store, flattened; rebuilt when its generation moves."""
 
     def __init__(self) -> None:
+        self.generation = -1
+        self.paths: list[str] = []
+        self.entries: dict[str, tuple[dict[str, Any], dict[str, Any], int]] = {}
+        self.keys: list[str] = []
+        self.bodies: list[str] = []
         self.folded: dict[str, list[str]] = {}
 
 
-_folded = _FoldedCache()
+_views: dict[int, _View] = {}
+
+
+def _view(ctx: RagContext) -> _View:
+    store = ctx.records
+    records = store.snapshot()
+    view = _views.setdefault(id(store), _View())
+    if view.generation == store.generation:
+        return view
+    view.generation = store.generation
+    view.paths = [r.get("path", "") for r in records.values()]
+    view.entries = {}
+    view.keys = []
+    view.bodies = []
+    folded: dict[str, list[str]] = {}
+    for record in records.values():
+        live_set = record.get("live")
+        if not live_set:
+            continue
+        name = live_set["text"]
+        texts = view.folded.get(name)
+        if texts is None:
+            texts = [fold(t) for t in store.get_text(name)]
+        folded[name] = texts
+        chunks = live_set.get("chunks", [])
+        for chunk in chunks:
+            view.entries[chunk["id"]] = (record, chunk, len(chunks))
+            if chunk["ordinal"] < len(texts):
+                view.keys.append(chunk["id"])
+                view.bodies.append(texts[chunk["ordinal"]])
+    view.folded = folded
+    return view
 
 
 def _prefix(ctx: RagContext, raw: str) -> tuple[str | None, str | None]:
@@ -98,20 +134,9 @@ def _search(
     prefix, refusal = _prefix(ctx, path_prefix or "")
     if refusal is not None:
         return RagSearchResult(note=refusal)
-    records = ctx.records.snapshot()
-    live: dict[str, tuple[dict[str, Any], dict[str, Any], int]] = {}
-    in_scope = 0
-    for record in records.values():
-        path = record.get("path", "")
-        if prefix and not path.startswith(prefix):
-            continue
-        in_scope += 1
-        live_set = record.get("live")
-        if not live_set:
-            continue
-        chunks = live_set.get("chunks", [])
-        for chunk in chunks:
-            live[chunk["id"]] = (record, chunk, len(chunks))
+    view = _view(ctx)
+    live = view.entries
+    in_scope = sum(1 for p in view.paths if p.startswith(prefix)) if prefix else len(view.paths)
     if in_scope == 0:
         return RagSearchResult(note=_join([*notes, _NOT_INDEXED]))
     scores: dict[str, float] = {}
@@ -130,7 +155,7 @@ def _search(
             notes.append(f"keyword matches only: the vector search failed ({error})")
     else:
         notes.append(f"keyword matches only: {ctx.keyword_reason or 'no vector store'}")
-    keyword = _keyword(ctx, query, live)
+    keyword = _keyword(view, query, prefix or "", top_k)
     ranked = fuse(keyword, scores, alpha)
     keyword_set = set(keyword)
     hits: list[RagSearchHit] = []
@@ -186,28 +211,35 @@ def _search(
     return RagSearchResult(hits=hits, note=_join(notes))
 
 
-def _keyword(
-    ctx: RagContext, query: str, live: dict[str, tuple[dict[str, Any], dict[str, Any], int]]
-) -> list[str]:
+def _keyword(view: _View, query: str, prefix: str, top_k: int) -> list[str]:
+    """Keys of the chunks holding every term, most occurrences first (then path, ordinal)."""
+    import heapq
+
     terms = list(dict.fromkeys(fold(query).split()))[:MAX_TERMS]
     if not terms:
         return []
-    found: list[tuple[int, str, int, str]] = []
-    for key, (record, chunk, _count) in live.items():
-        name = record["live"]["text"]
-        folded = _folded.folded.get(name)
-        if folded is None:
-            folded = [fold(t) for t in ctx.records.get_text(name)]
-            _folded.folded[name] = folded
-        ordinal = chunk["ordinal"]
-        if ordinal >= len(folded):
-            continue
-        body = folded[ordinal]
-        if all(term in body for term in terms):
-            occurrences = sum(body.count(term) for term in terms)
-            found.append((-occurrences, record["path"], ordinal, key))
-    found.sort()
-    return [key for *_rest, key in found]
+    first = terms[0]
+    picked = [i for i, body in enumerate(view.bodies) if first in body]
+    for term in terms[1:]:
+        bodies = view.bodies
+        picked = [i for i in picked if term in bodies[i]]
+    if prefix:
+        entries, keys = view.entries, view.keys
+        picked = [i for i in picked if entries[keys[i]][0]["path"].startswith(prefix)]
+    bodies = view.bodies
+    counts = [bodies[i].count(first) for i in picked]
+    for term in terms[1:]:
+        counts = [c + bodies[i].count(term) for c, i in zip(counts, picked, strict=True)]
+    # The resolve step may drop some (deleted files): keep a margin past top_k.
+    wanted = max(top_k * 4, 50)
+    entries, keys = view.entries, view.keys
+
+    def rank(n: int) -> tuple[int, str, int]:
+        record, chunk, _ = entries[keys[picked[n]]]
+        return (-counts[n], record["path"], chunk["ordinal"])
+
+    order = heapq.nsmallest(wanted, range(len(picked)), key=rank)
+    return [keys[picked[n]] for n in order]
 
 
 def _join(notes: list[str]) -> str | None:
