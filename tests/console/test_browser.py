@@ -174,3 +174,125 @@ def test_the_walk_through_in_a_real_browser(
         expect(page.get_by_test_id("teams")).to_contain_text("no team")
         page.close()
     assert errors == []
+
+
+TOOLS_CARD = """\
+name: tools-team
+entry_point:
+  card:
+    agent_class: akgentic.agent.HumanProxy
+    description: The human
+    config: {name: "@Human", role: Human}
+members:
+  - card:
+      agent_class: akgentic.agent.BaseAgent
+      description: Keeps notes
+      config:
+        name: "@Worker"
+        role: Worker
+        model_cfg: {provider: openai, model: gpt-4.1-mini}
+        tools:
+          - card: knowledge_graph
+            vector_store: false
+          - card: workspace
+message_types:
+  - akgentic.agent.AgentMessage
+"""
+
+
+def _stored_tools_team(store_url: str, root: Path) -> str:
+    """A stopped team with a knowledge graph snapshot and a workspace tree, as stored."""
+    import importlib
+    from datetime import UTC, datetime
+    from uuid import uuid4
+
+    from akgentic.core.messages.orchestrator import EventMessage
+    from akgentic.team.card_yaml import parse_team_card
+    from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+    from akgentic.team.urls import open_event_store
+
+    graph: Any = importlib.import_module("akgentic_knowledge_graph.models")
+    params: Any = importlib.import_module("akgentic_workspace.params")
+    team_id = uuid4()
+    tree = root / "anonymous" / "_team" / str(team_id)
+    (tree / "docs").mkdir(parents=True)
+    (tree / "docs" / "page.html").write_text(HOSTILE)
+    (tree / "leak.txt").symlink_to(root.parent / "secret.txt")
+    (root.parent / "secret.txt").write_text("do not show")
+    now = datetime.now(UTC)
+    entities = [
+        graph.Entity(name="Alice", entity_type="person", observations=["writes the report"]),
+        graph.Entity(name="Acme", entity_type="company"),
+        graph.Entity(name=HOSTILE[:40], entity_type="thing"),
+    ]
+    relations = [graph.Relation(from_entity="Alice", to_entity="Acme", relation_type="works_at")]
+    state = graph.KnowledgeGraphState(
+        knowledge_graph=graph.KnowledgeGraph(entities=entities, relations=relations)
+    )
+    attached = EventMessage(
+        event=params.WorkspaceAttached(
+            agent_id=uuid4(), workspace_path=f"anonymous/_team/{team_id}"
+        )
+    )
+    store = open_event_store(store_url)
+    try:
+        store.save_team(
+            Process(
+                team_id=team_id,
+                team_card=parse_team_card(TOOLS_CARD, "tools-team.yaml"),
+                status=TeamStatus.STOPPED,
+                user_id="anonymous",
+                user_email="",
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        store.save_event(PersistedEvent(team_id=team_id, sequence=1, event=attached))
+        store.save_agent_state(
+            AgentStateSnapshot(
+                team_id=team_id, agent_id="kg", name="#KnowledgeGraphTool", state=state
+            )
+        )
+    finally:
+        store.close()
+    return str(team_id)
+
+
+def test_the_graph_and_workspace_panes_in_a_real_browser(
+    browser: Any, store_url: str, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=WAIT_MS)
+    root = tmp_path / "workspaces"
+    team_id = _stored_tools_team(store_url, root)
+    errors: list[str] = []
+    env = {"AKGENTIC_WORKSPACES_ROOT": str(root)}
+    with ServeProcess(store_url, str(tmp_path), env=env) as serve:
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(serve.url + f"#/team/{team_id}")
+        graph = page.locator('[data-pane="knowledge_graph"]')
+        expect(graph).to_contain_text("3 entities · 1 relations")
+        graph.locator("summary").click()
+        expect(graph.get_by_test_id("pane-graph")).to_be_visible()
+        assert graph.locator("svg g.node").count() == 3
+        graph.get_by_test_id("graph-search").fill("report")
+        expect(graph.get_by_test_id("graph-matches")).to_have_text("1 match")
+        expect(graph.locator('g.node.hit[data-node="Alice"]')).to_have_count(1)
+
+        files = page.locator('[data-pane="workspace"]')
+        files.locator("summary").click()
+        expect(files.get_by_test_id("pane-tree")).to_contain_text("page.html")
+        expect(files.locator('li[data-key="0:leak.txt"]')).not_to_have_class("openable")
+        files.locator('li[data-key="0:docs/page.html"]').click()
+        viewer = files.get_by_test_id("pane-viewer")
+        expect(viewer).to_contain_text("window.__pwned")
+        graph.scroll_into_view_if_needed()
+        _shot(page, "tools")
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator('[data-testid="panes"] script').count() == 0
+        assert page.locator('[data-testid="panes"] img').count() == 0
+        assert "do not show" not in (page.locator("body").text_content() or "")
+        page.close()
+    assert errors == []

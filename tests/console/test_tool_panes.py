@@ -221,6 +221,8 @@ def test_the_workspace_pane_lists_the_tree_and_marks_links_out_unopenable(
     pane = _pane(panes, "workspace")
     assert pane["openable"] is True
     tree = next(b for b in pane["blocks"] if b["kind"] == "tree")
+    keys = [i["key"] for i in tree["items"]]
+    assert keys.index("0:src") + 1 == keys.index("0:src/main.py")  # entries under their dir
     items = {i["key"]: i for i in tree["items"]}
     assert items["0:src/main.py"]["openable"] is True
     assert items["0:src/main.py"]["depth"] == 1

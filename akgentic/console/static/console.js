@@ -416,7 +416,8 @@ function renderTree(block, context) {
   const list = el("ul", { class: "tree", "data-testid": "pane-tree" });
   for (const item of block.items) {
     const label = el("span", { text: item.label });
-    const row = el("li", { style: `padding-left: ${item.depth * 1.1}em`, "data-key": item.key }, label);
+    const row = el("li", { "data-key": item.key }, label);
+    row.style.paddingLeft = `${item.depth * 1.1}em`; // CSSOM: allowed by the page's CSP
     if (item.openable && context) {
       row.classList.add("openable");
       row.addEventListener("click", attempt(async () => {
@@ -459,8 +460,9 @@ function renderGraph(block) {
     const [x, y] = where.get(node.id);
     const group = svg("g", { class: "node", "data-node": node.id });
     group.append(svg("circle", { cx: x, cy: y, r: 7 }));
-    group.append(svg("text", { x, y: y - 11, "text-anchor": "middle" }, node.label));
-    group.append(svg("title", {}, [node.group, node.text].filter(Boolean).join(": ")));
+    const short = node.label.length > 24 ? node.label.slice(0, 23) + "…" : node.label;
+    group.append(svg("text", { x, y: y - 11, "text-anchor": "middle" }, short));
+    group.append(svg("title", {}, [node.label, node.group, node.text].filter(Boolean).join(" · ")));
     drawing.append(group);
     marks.push([node, group]);
   }

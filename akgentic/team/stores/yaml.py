@@ -423,10 +423,15 @@ class YamlEventStore(ClosingStore):
         if limit is not None and len(sequences) > limit:
             sequences = sequences[-limit:] if newest else sequences[:limit]
         with shared_addresses():
-            return [
-                decode_event(loads(chosen[seq][len(_RECORD_PREFIX) :]), team_id, seq)
-                for seq in sequences
-            ]
+            try:
+                return [
+                    decode_event(loads(chosen[seq][len(_RECORD_PREFIX) :]), team_id, seq)
+                    for seq in sequences
+                ]
+            except ValueError as exc:  # a record whose sequence read but whose JSON did not
+                raise EventLogUnreadableError(
+                    f"events log of team {team_id} has a corrupt record: {exc}"
+                ) from exc
 
     def get_max_sequence(self, team_id: UUID) -> int:
         """Highest stored sequence of the team, 0 when it has no event."""

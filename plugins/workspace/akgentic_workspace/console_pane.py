@@ -85,6 +85,9 @@ def _entries(tree: Path) -> list[dict[str, Any]]:
             openable = not is_dir and inside and os.path.isfile(full)
             label = name + ("/" if is_dir else "") + ("" if inside else "  (link out of the tree)")
             items.append({"key": path, "label": label, "depth": depth, "openable": openable})
+    # os.walk yields a directory's entries before its subdirectories' ones: sorting by
+    # path components puts every entry right under its directory.
+    items.sort(key=lambda item: item["key"].split("/"))
     return items
 
 
