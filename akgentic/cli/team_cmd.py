@@ -325,6 +325,9 @@ def team_app() -> typer.Typer:
             uid = _with_manager(team_id, store, path, lambda m, u: m.delete_team(u))
             typer.echo(f"team {uid} deleted")
 
+    from akgentic.cli.runtime_cmd import add_runtime_commands
+
+    add_runtime_commands(app)
     return app
 
 

@@ -63,3 +63,34 @@ def test_cluster_init_is_idempotent_and_status_lists_workers(cluster_url: str) -
     assert status.returncode == 0, status.stderr
     data = json.loads(status.stdout)
     assert data["url"] == cluster_url and isinstance(data["workers"], list)
+
+
+def test_team_commands_reach_a_team_on_the_fleet(
+    cluster_url: str, worker_fleet: Fleet, store_url: str
+) -> None:
+    from akgentic.testing.cluster_team import quiet_team_card
+
+    worker_fleet.ensure(1)
+    client = connect(cluster_url)
+    try:
+        team_id = str(client.create(quiet_team_card()))
+    finally:
+        client.close()
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "akgentic.cli", "team", *args, "--cluster", cluster_url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    sent = cli("send", team_id, "over the wire", "--key", "cli-1")
+    assert sent.returncode == 0, sent.stderr
+    ack = json.loads(sent.stdout)
+    assert ack["worker"] in worker_fleet.names()
+    where = json.loads(cli("where", team_id).stdout)
+    assert where["worker"] == ack["worker"]
+    shown = cli("events", team_id, "--from-sequence", str(ack["sequence"]))
+    first = json.loads(shown.stdout.splitlines()[0])
+    assert first["sequence"] == ack["sequence"] and "over the wire" in first["summary"]
