@@ -15,8 +15,9 @@ the worker checks that its own lease deadline has not passed; once it has
 nothing until it fetches leases again. A team whose claim another worker took
 (:class:`~akgentic.team.errors.TeamClaimLostError`) is abandoned likewise.
 
-SIGTERM drains: the worker leaves the registry, stops answering, abandons its
-teams and naks their leases, so the others take them at once; then it exits.
+SIGTERM drains: the worker leaves the registry, stops answering, naks its
+leases, so the others take the teams at once (their claims fence anything this
+process still writes), stops its teams without recording anything, and exits.
 """
 
 from __future__ import annotations
@@ -474,13 +475,15 @@ class Worker:
             if lease.subscription is not None:
                 with contextlib.suppress(Exception):
                     await lease.subscription.unsubscribe()
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(
-            *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held)
-        )
+        # The leases go back before the teams are stopped here: the next owner's claim
+        # fences whatever this process still writes, and nothing here answers any more.
         for lease in held:
             with contextlib.suppress(Exception):
                 await lease.msg.nak()
         with contextlib.suppress(Exception):
             await self._nc.flush(5)
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(
+            *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held)
+        )
         print(f"worker {self.name} drained {len(held)} teams", flush=True)
