@@ -19,6 +19,7 @@ from akgentic.vector.protocol import (
     VectorEntry,
     VectorQuery,
     is_shared,
+    row_object_id,
 )
 
 if TYPE_CHECKING:
@@ -68,31 +69,33 @@ class _Database:
     def _reload(self) -> None:
         import numpy as np
 
-        from akgentic.builtin.inmemory_engine import _Collection, _Row
+        from akgentic.builtin.inmemory_engine import _Collection
 
         storage = self.storage
         storage.collections.clear()
         for name, dimension in self.conn.execute("SELECT name, dimension FROM collections"):
             target = _Collection(int(dimension))
-            rows: list[Any] = []
+            rows: list[tuple[str, str, str, str | None, str | None, int | None, str, str | None]]
+            rows = []
             blobs: list[bytes] = []
             for r in self.conn.execute(
-                "SELECT object_id, ref_type, ref_id, text, scope, path, ordinal, team_id, tenant,"
+                "SELECT ref_type, ref_id, text, scope, path, ordinal, team_id, tenant,"
                 " vector FROM rows WHERE collection=? ORDER BY rowid",
                 (name,),
             ):
-                rows.append(
-                    _Row(
-                        ref_type=r[1], ref_id=r[2], text=r[3], scope=r[4], path=r[5],
-                        ordinal=r[6], team_id=r[7] or "", tenant=r[8], object_id=r[0],
-                    )
-                )  # fmt: skip
-                blobs.append(r[9])
+                rows.append((r[0], r[1], r[2], r[3], r[4], r[5], r[6] or "", r[7]))
+                blobs.append(r[8])
             if rows:
-                matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(
+                unit = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(
                     len(rows), int(dimension)
                 )
-                target.upsert(rows, matrix.copy(), storage.teams, storage.scopes)
+                # The engine upserts one team and tenant at a time: runs of rows, in order.
+                start = 0
+                for end in range(1, len(rows) + 1):
+                    if end == len(rows) or rows[end][6:] != rows[start][6:]:
+                        code = storage.teams.code(rows[start][6])
+                        target.upsert(rows[start:end], unit[start:end].copy(), code, storage.scopes)
+                        start = end
             storage.collections[name] = target
 
     def commit(self, statements: list[tuple[str, list[tuple[Any, ...]]]]) -> None:
@@ -166,13 +169,12 @@ class LocalBackend:
             unit = self.view.add_matrix(
                 collection, entries, _as_matrix([e.vector for e in entries])
             )
-            target = self.db.storage.collections[collection]
             team = "" if is_shared(collection) else (self.team_id or "")
             params = []
             for entry, vector in zip(entries, unit, strict=True):
-                row = target.rows[target.slots[self._oid(collection, entry.ref_id)]]
+                oid = self._oid(collection, entry.ref_id)
                 params.append(
-                    (collection, row.object_id, entry.ref_type, entry.ref_id, entry.text,
+                    (collection, oid, entry.ref_type, entry.ref_id, entry.text,
                      entry.scope, entry.path, entry.ordinal, team, self.tenant, vector.tobytes())
                 )  # fmt: skip
             try:
@@ -184,8 +186,6 @@ class LocalBackend:
                 raise
 
     def _oid(self, collection: str, ref_id: str) -> str:
-        from akgentic.vector.protocol import row_object_id
-
         return row_object_id(collection, self.team_id, self.tenant, ref_id)
 
     def remove(
@@ -200,13 +200,15 @@ class LocalBackend:
             self.db.sync()
             target = self.db.storage.collections.get(collection)
             wanted = set(ref_ids)
-            before = (
-                [] if target is None else [r.object_id for r in target.rows if r.ref_id in wanted]
-            )
+            before = [] if target is None else [r for r in target.rows if r[1] in wanted]
             self.view.remove(collection, ref_ids, scope=scope, path_prefix=path_prefix)
             if target is None:
                 return
-            gone = [(collection, oid) for oid in before if oid not in target.slots]
+            gone = [
+                (collection, row_object_id(collection, r[6] or None, r[7], r[1]))
+                for r in before
+                if r[1] not in target.slots.get((r[6], r[7]), {})
+            ]
             if gone:
                 try:
                     self.db.commit([("DELETE FROM rows WHERE collection=? AND object_id=?", gone)])
