@@ -180,6 +180,10 @@ class ActorAddressProxy(ActorAddress):
     def serialize(self) -> ActorAddressDict:
         # A snapshot never changes: build the dict once (formatting three UUIDs
         # is most of the cost) and hand out copies, which callers may modify.
+        return self._shared_dump().copy()
+
+    def _shared_dump(self) -> ActorAddressDict:
+        """The dict :meth:`serialize` copies: shared, so never to be modified."""
         dump = self._dump
         if dump is None:
             dump = self._dump = {
@@ -192,7 +196,7 @@ class ActorAddressProxy(ActorAddress):
                 "squad_id": "" if self._squad_id is None else str(self._squad_id),
                 "is_user_proxy": self.is_user_proxy,
             }
-        return dump.copy()
+        return dump
 
 
 class ActorAddressStopped(ActorAddressProxy):

@@ -1,21 +1,30 @@
-"""The resume fast paths of the serializer and the store codec behave like the plain ones."""
+"""The fast paths of the serializer and the store codec behave like the plain ones."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import pytest
+from pydantic import field_serializer
+from pydantic_core import to_json
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+from akgentic.core.messages import UserMessage
 from akgentic.core.utils.serializer import (
     SerializableBaseModel,
     deserialize_object,
     serialize,
+    serialize_base_model_for_json,
+    serialize_for_json,
     shared_addresses,
 )
-from akgentic.team.stores.codec import loads
+from akgentic.team.models import PersistedEvent
+from akgentic.team.stores.codec import compact_dumps, encode_event, encode_event_data, loads
 
 
 def _address(name: str = "@Echo") -> dict[str, Any]:
@@ -132,3 +141,72 @@ def test_codec_loads_raises_json_errors() -> None:
     with pytest.raises(json.JSONDecodeError) as theirs:
         json.loads('{"a": ')
     assert str(ours.value) == str(theirs.value)
+
+
+class _Uid(UUID):
+    pass
+
+
+class _Colour(StrEnum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+    at: UUID
+
+
+class Tagged(SerializableBaseModel):
+    when: datetime
+    uid: UUID
+    sub_uid: Any = None
+    colour: _Colour = _Colour.RED
+    point: Any = None
+    blob: bytes = b""
+    live: Any = None
+    nested: list[Any] = []
+    surrogate: str = ""
+
+    @field_serializer("surrogate")
+    def _shout(self, value: str) -> str:
+        return value.upper()
+
+
+def _tagged(surrogate: str = "fine") -> Tagged:
+    proxy = ActorAddressProxy(_address())
+    return Tagged(
+        when=datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=UTC),
+        uid=uuid4(),
+        sub_uid=_Uid(int=7),
+        point=_Point(1, uuid4()),
+        blob=b"\x00\xff",
+        live=proxy,
+        nested=[Inner(who=proxy, tags=["t"]), (1.5, None), {"k": uuid4()}, {uuid4()}, float("inf")],
+        surrogate=surrogate,
+    )
+
+
+def test_the_json_dump_encodes_to_the_text_of_the_plain_dump() -> None:
+    model = _tagged()
+    plain = compact_dumps(serialize(model))
+    assert to_json(serialize_for_json(model), inf_nan_mode="constants").decode() == plain
+    assert to_json(serialize_base_model_for_json(model), inf_nan_mode="constants").decode() == plain
+    assert serialize_for_json(model)["uid"] is model.uid  # left for the encoder to format
+    assert json.loads(plain)["sub_uid"] == str(_Uid(int=7))
+
+
+def test_the_json_dump_shares_a_snapshot_address_dict_that_serialize_copies() -> None:
+    proxy = ActorAddressProxy(_address())
+    assert serialize_for_json(proxy) is serialize_for_json(proxy)
+    assert serialize(proxy) is not serialize(proxy)
+    assert serialize(proxy) == serialize_for_json(proxy)
+
+
+def test_encode_event_gives_the_compact_text_of_model_dump_also_through_the_slow_path() -> None:
+    for surrogate in ("plain", "lone \ud800 surrogate"):
+        message = UserMessage(content=surrogate)
+        event = PersistedEvent(team_id=uuid4(), sequence=3, event=message)
+        data, text = encode_event_data(event)
+        assert text == encode_event(event) == compact_dumps(event.model_dump())
+        assert data["timestamp"] == event.timestamp.isoformat()

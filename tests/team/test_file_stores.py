@@ -35,6 +35,23 @@ def test_sqlite_runs_in_wal_mode_with_fsynced_commits_by_default(tmp_path: Path)
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
+def test_sqlite_creates_its_database_with_pages_an_event_row_fits_in(tmp_path: Path) -> None:
+    with SqliteEventStore(tmp_path / "a.db") as store:
+        store.save_event(contract_event(uuid4(), 1))
+        assert store._connection().execute("PRAGMA page_size").fetchone()[0] == 16384
+
+
+def test_sqlite_keeps_the_page_size_of_a_file_it_did_not_create(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA page_size=4096")
+        conn.execute("CREATE TABLE other (x)")
+    conn.close()
+    with SqliteEventStore(path) as store:
+        store.save_event(contract_event(uuid4(), 1))
+        assert store._connection().execute("PRAGMA page_size").fetchone()[0] == 4096
+
+
 def test_sqlite_synchronous_can_be_relaxed_from_the_url(tmp_path: Path) -> None:
     with SqliteEventStore.from_url(f"sqlite:///{tmp_path}/a.db?synchronous=normal") as store:
         assert store._connection().execute("PRAGMA synchronous").fetchone()[0] == 1

@@ -14,7 +14,11 @@ from uuid import UUID
 
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
-from akgentic.core.utils.serializer import resolving_moved_classes, serialize_base_model
+from akgentic.core.utils.serializer import (
+    resolving_moved_classes,
+    serialize_base_model,
+    serialize_base_model_for_json,
+)
 from akgentic.team.errors import EventLogUnreadableError, TeamRecordUnreadableError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process
 from akgentic.team.resolve import message_type_resolver
@@ -33,6 +37,7 @@ __all__ = [
     "decode_state",
     "dumps",
     "encode_event",
+    "encode_event_data",
     "encode_process",
     "encode_state",
     "loads",
@@ -80,7 +85,22 @@ def plain(data: Any) -> Any:
 
 def encode_event(event: PersistedEvent) -> str:
     """The stored JSON text of an event (``model_dump`` without pydantic's second pass)."""
-    return compact_dumps(serialize_base_model(event))
+    return encode_event_data(event)[1]
+
+
+def encode_event_data(event: PersistedEvent) -> tuple[dict[str, Any], str]:
+    """The dump the stored text of ``event`` is made of, and that text.
+
+    The dump comes from :func:`serialize_base_model_for_json` (UUIDs still
+    objects, address dicts shared): read columns off it, never keep it. The
+    text is :func:`compact_dumps` of ``model_dump()``, byte for byte.
+    """
+    data = serialize_base_model_for_json(event)
+    try:
+        return data, to_json(data, inf_nan_mode="constants").decode("utf-8")
+    except (PydanticSerializationError, UnicodeError, ValueError):
+        data = serialize_base_model(event)  # the slow path decides, as before
+        return data, compact_dumps(data)
 
 
 def decode_event(

@@ -5,7 +5,9 @@ primary key ``(team_id, sequence)``), ``agent_states`` (latest snapshot per
 ``(team_id, agent_id)``) and ``team_metadata_index`` (one row per metadata index
 entry, written in the same transaction as its team). Each row keeps the model's
 JSON dump in ``payload``, which is authoritative; the other columns are copies
-used to find rows.
+used to find rows. A database the store creates gets 16 KiB pages, so that an
+event row (about 1 KiB of JSON) fits in its page instead of spilling into an
+overflow page of its own; a file created otherwise keeps its page size.
 
 Guarantees: the database runs in WAL mode and every write is one transaction,
 committed before the method returns; with the default ``synchronous=full`` the
@@ -35,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from uuid import UUID
 
-from akgentic.core.utils.serializer import class_path, serialize_base_model, shared_addresses
+from akgentic.core.utils.serializer import class_path, serialize, shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
     EventStoreError,
@@ -57,10 +59,10 @@ from akgentic.team.models import (
 from akgentic.team.store import check_page
 from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
-    compact_dumps,
     decode_event,
     decode_process,
     decode_state,
+    encode_event_data,
     encode_process,
     encode_state,
 )
@@ -73,6 +75,8 @@ __all__ = ["SqliteEventStore"]
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+#: Page size of a database this store creates (an existing file keeps its own).
+PAGE_SIZE = 16384
 _SYNCHRONOUS = ("full", "normal", "extra")
 _EPOCH_SQL = "SELECT COALESCE(json_extract(payload, '$.epoch'), 0) FROM teams WHERE team_id = ?"
 _URL_OPTIONS = frozenset({"synchronous", "timeout"})
@@ -115,15 +119,15 @@ CREATE TABLE IF NOT EXISTS agent_states (
 
 
 def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
-    # Once per stored event: the columns are read off the dump the payload is made
-    # of, so the team id and timestamp are formatted once, not twice.
-    data = serialize_base_model(event)
+    # Once per stored event: the timestamp column is read off the dump the payload
+    # is made of, so it is formatted once, not twice.
+    data, payload = encode_event_data(event)
     return (
-        data["team_id"],
+        serialize(event.team_id),
         event.sequence,
         class_path(type(event.event)),
         data["timestamp"],
-        compact_dumps(data),
+        payload,
     )
 
 
@@ -207,6 +211,11 @@ class SqliteEventStore(ClosingStore):
                     f"{self.path}: schema version {version} is newer than this akgentic "
                     f"understands ({SCHEMA_VERSION}); upgrade akgentic"
                 )
+            if version == 0 and conn.execute("PRAGMA page_count").fetchone()[0] == 0:
+                # Only an empty file takes a page size (WAL fixes it once written).
+                # Stored events are about 1 KiB: with 4 KiB pages the larger ones
+                # spill into an overflow page each, which doubled the bytes written.
+                conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
             if self.path is not None:
                 mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
                 if str(mode).lower() != "wal":
@@ -279,10 +288,14 @@ class SqliteEventStore(ClosingStore):
         if not events:
             return
         rows = [_event_row(event) for event in events]
+        first = rows[0][0]
         try:
             with self._transaction() as cur:
-                for team_id in {event.team_id for event in events}:
-                    self._check_epoch(cur, team_id, epoch)
+                # One fence check per team and transaction (a batch is one team's).
+                for team in {row[0] for row in rows}:
+                    self._check_epoch(
+                        cur, events[0].team_id if team == first else UUID(team), epoch
+                    )
                 cur.executemany(
                     "INSERT INTO events (team_id, sequence, event_type, timestamp, payload) "
                     "VALUES (?, ?, ?, ?, ?)",
