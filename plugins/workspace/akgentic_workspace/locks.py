@@ -27,6 +27,8 @@ __all__ = ["PATH_LOCK_TIMEOUT_S", "MetaDir", "lock_file_name"]
 log = logging.getLogger("akgentic_workspace.locks")
 
 PATH_LOCK_TIMEOUT_S = 10.0
+# Per thread: how deep each journal lock (by path) is held, for re-entry.
+_JOURNAL_HELD = threading.local()
 _POLL_S = 0.002
 
 
@@ -92,14 +94,33 @@ class MetaDir:
 
     @contextlib.contextmanager
     def journal_lock(self) -> Iterator[None]:
-        """The journal's lock: one add+commit pair at a time over the tree."""
+        """The journal's lock: one mutation and its commit at a time over the tree.
+
+        Re-entrant within a thread: a mutation holds it across its out-of-band scan, the
+        write and its own commit (so another process's scan cannot take the write as
+        out-of-band), and the journal's calls inside take it again. A second ``flock``
+        on a new descriptor from the same thread would wait on itself.
+        """
         if not self.usable:
             yield
             return
-        fd = os.open(self.path / "locks" / "journal", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        path = str(self.path / "locks" / "journal")
+        held: dict[str, int] = _JOURNAL_HELD.__dict__.setdefault("depth", {})
+        if held.get(path):
+            held[path] += 1
+            try:
+                yield
+            finally:
+                held[path] -= 1
+            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
+            held[path] = 1
+            try:
+                yield
+            finally:
+                held.pop(path, None)
         finally:
             os.close(fd)
 

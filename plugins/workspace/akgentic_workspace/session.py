@@ -242,7 +242,7 @@ class WorkspaceSession:
         body: Callable[[], tuple[T, list[str]]],
         human: bool,
     ) -> T:
-        with self.meta.not_busy():
+        with self.meta.not_busy(), self._journal_order():
             self.journal.commit_out_of_band()
             with self.meta.path_locks(keys):
                 result, touched = body()
@@ -251,6 +251,16 @@ class WorkspaceSession:
             with contextlib.suppress(Exception):  # a hook never fails the mutation
                 hook(touched)
         return result
+
+    def _journal_order(self) -> contextlib.AbstractContextManager[None]:
+        """With a journal, the whole mutation under its lock: one commit per change, in order.
+
+        Without it, a writer in another process could scan the tree between this write
+        and its commit and record the change as ``out-of-band``.
+        """
+        if self.journal.enabled:
+            return self.meta.journal_lock()
+        return contextlib.nullcontext()
 
     def _publish(self, staged: list[Staged]) -> None:
         for index, item in enumerate(staged):
