@@ -62,6 +62,7 @@ from akgentic.team.errors import (
     EventLogUnreadableError,
     TeamClaimLostError,
     TeamNotFoundError,
+    TeamOwnedError,
     TeamStateError,
 )
 from akgentic.team.factory import TeamFactory, stop_orchestrator
@@ -447,7 +448,7 @@ class TeamManager:
                 )
             if process.status == TeamStatus.DELETED:
                 raise TeamStateError(uid, process.status, f"team {uid} is deleted")
-            self._resumable_log(uid)  # refused before the claim, so nothing is written
+            self._refuse_empty_log(uid, process)  # before the claim, so nothing is written
             claimed = self.event_store.claim_team(uid, self.owner)
             try:
                 runtime = self._restore(claimed)
@@ -524,6 +525,21 @@ class TeamManager:
         """The epoch of this manager's claim on a team it runs (``None`` otherwise)."""
         with self._guard:
             return self._epochs.get(as_team_id(team_id))
+
+    def _refuse_empty_log(self, team_id: UUID, process: Process) -> None:
+        """Refuse a resume with nothing to rebuild from; a live owner's team is owned first.
+
+        A running team's log fills asynchronously (the orchestrator reports, the
+        writer thread commits), so it may still be empty right after
+        ``create_team``: while a live owner holds the claim, the answer is
+        ``TeamOwnedError`` (what the claim would raise), not an empty log.
+        """
+        if self.event_store.get_max_sequence(team_id) > 0:
+            return
+        if self.event_store.claim_held(team_id):
+            owner = process.owner.describe() if process.owner is not None else None
+            raise TeamOwnedError(team_id, owner)
+        self._resumable_log(team_id)
 
     def _resumable_log(self, team_id: UUID) -> int:
         """The log's highest sequence; an empty log has nothing to resume from."""

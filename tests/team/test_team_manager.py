@@ -20,6 +20,7 @@ from akgentic.team import (
     TeamStateError,
     TeamStatus,
 )
+from akgentic.team.models import Process
 
 CardFactory = Callable[..., TeamCard]
 META = "team_test_agents.CaseMetadata"
@@ -114,6 +115,26 @@ def test_stop_from_another_manager_is_refused_while_the_owner_lives(
     assert runtime.orchestrator_addr.is_alive()
     manager.stop_team(str(runtime.id))
     assert not runtime.orchestrator_addr.is_alive()
+
+
+def test_resume_from_another_manager_is_refused_as_owned_before_the_first_event_is_stored(
+    manager: TeamManager, team_card: CardFactory, actor_system: Any
+) -> None:
+    # The state of a team just created: claimed by a live owner, its log still
+    # empty because the writer thread has not committed the first batch yet.
+    team_id = uuid4()
+    record = Process(team_id=team_id, team_card=team_card(), status=TeamStatus.RUNNING)
+    store = manager.event_store
+    store.claim_team(team_id, manager.owner, create=record)
+    try:
+        assert store.get_max_sequence(team_id) == 0
+        stranger = TeamManager(actor_system, store)  # another process, in effect
+        with pytest.raises(TeamOwnedError, match="is running in process"):
+            stranger.resume_team(team_id)
+        process = manager.get_team(team_id)
+        assert process is not None and process.epoch == 1
+    finally:
+        store.release_team(team_id)
 
 
 def test_an_owner_whose_claim_was_taken_over_stops_without_writing(
