@@ -36,6 +36,8 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 #: ``.<name>.<32 hex>.tmp``: a write being staged in the target's directory.
 STAGING_PATTERN = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")
 STAGING_MAX_AGE_S = 30.0
+#: The bytes a staging name adds to the target's: ``.``, ``.<32 hex>.tmp``.
+_STAGING_AFFIX_BYTES = len(f"..{'0' * 32}.tmp")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -69,12 +71,13 @@ class TreeFiles:
 
     def __init__(self, tree: Path) -> None:
         self.tree = Path(os.path.realpath(tree))
+        self._tree_str = str(self.tree)
 
     # ------------------------------------------------------------ walking
 
     def open_directory(self, parts: list[str], *, create: bool = False) -> int:
         """A descriptor on the directory ``parts`` (created when asked); the caller closes it."""
-        fd = os.open(self.tree, _DIR_FLAGS)
+        fd = os.open(self._tree_str, _DIR_FLAGS)
         try:
             for part in parts:
                 try:
@@ -138,41 +141,48 @@ class TreeFiles:
         """
         parents, name = self.split(key)
         with self.directory(parents) as dir_fd:
-            try:
-                fd = os.open(
-                    name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd
-                )
-            except OSError as error:
-                if error.errno == errno.ELOOP:
-                    raise _refuse_link() from None
-                raise
-            try:
-                info = os.fstat(fd)
-                if stat.S_ISDIR(info.st_mode):
-                    raise IsADirectoryError(errno.EISDIR, "Is a directory", key)
-                if not stat.S_ISREG(info.st_mode):
-                    raise RetriableError(f"{key} is not a regular file")
-                if info.st_size > limit:
-                    raise _TooLarge(info.st_size)
-                chunks = []
-                while True:
-                    chunk = os.read(fd, 1 << 20)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                return b"".join(chunks)
-            finally:
-                os.close(fd)
+            return self.read_bytes_at(dir_fd, name, key, limit)
+
+    def read_bytes_at(self, dir_fd: int, name: str, key: str, limit: int = MAX_FILE_BYTES) -> bytes:
+        """:meth:`read_bytes` of ``name`` in an already opened directory of the tree."""
+        try:
+            fd = os.open(
+                name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd
+            )
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise _refuse_link() from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "Is a directory", key)
+            if not stat.S_ISREG(info.st_mode):
+                raise RetriableError(f"{key} is not a regular file")
+            if info.st_size > limit:
+                raise _TooLarge(info.st_size)
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
 
     # ------------------------------------------------------------ writing
 
-    def stage(self, key: str, data: bytes) -> Staged:
+    def stage(self, key: str, data: bytes, own: int | None = None) -> Staged:
         """Write ``data`` to a fresh staging file beside ``key`` (parents created).
 
+        ``own``, when given, is the target's directory already opened by this call's
+        walk; it passes to the returned :class:`Staged` (closed on every error too).
         The caller publishes (:meth:`publish`) or discards (:meth:`discard`) it.
         """
         parents, name = self.split(key)
-        own = self.open_directory(parents, create=True)
+        if own is None:
+            own = self.open_directory(parents, create=True)
         try:
             info = os.stat(name, dir_fd=own, follow_symlinks=False)
         except FileNotFoundError:
@@ -187,7 +197,7 @@ class TreeFiles:
             if not stat.S_ISREG(info.st_mode):
                 os.close(own)
                 raise RetriableError(f"{key} is not a regular file")
-        budget = 255 - len(f"..{secrets.token_hex(16)}.tmp".encode())
+        budget = 255 - _STAGING_AFFIX_BYTES
         stem = name.encode("utf-8")[:budget].decode("utf-8", "ignore")
         staging = f".{stem}.{secrets.token_hex(16)}.tmp"
         try:

@@ -54,6 +54,9 @@ class MetaDir:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.usable = True
+        # Plain strings: these are joined on every call of every mutation.
+        self._locks_prefix = os.path.join(path, "locks", "")
+        self._lease = os.path.join(path, "exec.lock")
         try:
             (path / "locks").mkdir(parents=True, exist_ok=True)
             (path / "cache").mkdir(parents=True, exist_ok=True)
@@ -81,7 +84,7 @@ class MetaDir:
         try:
             for name, key in names:
                 fd = os.open(
-                    self.path / "locks" / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666
+                    self._locks_prefix + name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666
                 )
                 held.append(fd)
                 if not _flock_within(fd, fcntl.LOCK_EX, PATH_LOCK_TIMEOUT_S):
@@ -131,7 +134,7 @@ class MetaDir:
             yield
             return
         try:
-            fd = os.open(self.lease_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            fd = os.open(self._lease, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         except OSError as error:
             raise RetriableError(_environment_failure(error)) from None
         try:
@@ -170,16 +173,22 @@ def read_marker(fd: int) -> dict[str, Any]:
 
 
 def _flock_within(fd: int, operation: int, timeout_s: float) -> bool:
+    try:
+        fcntl.flock(fd, operation | fcntl.LOCK_NB)
+        return True  # the common case: uncontended, no clock or event needed
+    except BlockingIOError:
+        pass
     deadline = time.monotonic() + timeout_s
     pause = threading.Event()
     while True:
+        if time.monotonic() >= deadline:
+            return False
+        pause.wait(_POLL_S)
         try:
             fcntl.flock(fd, operation | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
-            if time.monotonic() >= deadline:
-                return False
-            pause.wait(_POLL_S)
+            pass
 
 
 def flock_within(fd: int, operation: int, timeout_s: float) -> bool:

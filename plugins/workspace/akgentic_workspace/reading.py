@@ -39,7 +39,8 @@ def split_lines(text: str) -> list[str]:
     """Lines split on ``\\r\\n``, ``\\r`` and ``\\n`` (a final ending adds no line)."""
     if not text:
         return []
-    lines = _LINE_BREAK.split(text)
+    # str.split is several times faster than the regex; without "\r" they agree.
+    lines = text.split("\n") if "\r" not in text else _LINE_BREAK.split(text)
     if lines and lines[-1] == "":
         lines.pop()
     return lines

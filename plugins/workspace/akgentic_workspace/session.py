@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -145,6 +146,33 @@ class WorkspaceSession:
         except TooLarge as error:
             raise RetriableError(f"{key} is {error.size} bytes, over the 16 MiB limit") from None
 
+    def live_at(self, key: str) -> tuple[bytes | None, int | None]:
+        """:meth:`live`, and the file's directory left open for staging (or None).
+
+        One walk of the path serves both the gate's read and the staging; the caller
+        passes the descriptor to :meth:`_stage` or closes it.
+        """
+        parents, name = self.files.split(key)
+        try:
+            dir_fd = self.files.open_directory(parents)
+        except (FileNotFoundError, NotADirectoryError):
+            return None, None
+        try:
+            return self.files.read_bytes_at(dir_fd, name, key, MAX_FILE_BYTES), dir_fd
+        except FileNotFoundError:
+            return None, dir_fd
+        except BaseException as error:
+            os.close(dir_fd)
+            if isinstance(error, IsADirectoryError):
+                raise RetriableError(f"Is a directory: {key}") from None
+            if isinstance(error, NotADirectoryError):
+                return None, None
+            if isinstance(error, TooLarge):
+                raise RetriableError(
+                    f"{key} is {error.size} bytes, over the 16 MiB limit"
+                ) from None
+            raise
+
     # ------------------------------------------------------------ reading
 
     def read_text(self, path: str, offset: int, limit: int, *, record: bool = True) -> str:
@@ -271,9 +299,9 @@ class WorkspaceSession:
                     self.files.discard(rest)
                 raise
 
-    def _stage(self, key: str, data: bytes) -> Staged:
+    def _stage(self, key: str, data: bytes, own: int | None = None) -> Staged:
         try:
-            return self.files.stage(key, data)
+            return self.files.stage(key, data, own)
         except IsADirectoryError:
             raise RetriableError(f"Is a directory: {key}") from None
         except NotADirectoryError:
@@ -295,11 +323,15 @@ class WorkspaceSession:
             raise RetriableError(f"content for {key} is over the 16 MiB write limit")
 
         def body() -> tuple[str, list[str]]:
-            live = self.live(key)
-            data = _with_endings(live, content)
-            if not human:
-                self._check_replace(key, live, proposed=data, unread_ok=False)
-            staged = self._stage(key, data)
+            live, dir_fd = self.live_at(key)
+            try:
+                data = _with_endings(live, content)
+                if not human:
+                    self._check_replace(key, live, proposed=data, unread_ok=False)
+            except BaseException:
+                _close(dir_fd)
+                raise
+            staged = self._stage(key, data, dir_fd)
             self._publish([staged])
             self.observations.record(key, data, True)
             return f"Written: {key}", [key]
@@ -345,26 +377,35 @@ class WorkspaceSession:
         if old == "":
             return "[ERROR] old_string is empty — use workspace_write"
 
-        def body() -> tuple[str, list[str]]:
-            live = self.live(key)
+        def decide(live: bytes | None) -> str | tuple[str, str]:
+            """The early answer, or the live text and its edited text."""
             exact_only = self._edit_mode(key, live)
             assert live is not None
             text = _decode(key, live)
             outcome = apply_edit(text, old, new, replace_all=replace_all, exact_only=exact_only)
             if outcome.text is None:
                 if exact_only and outcome.error == "missing":
-                    raise self._refusal(
-                        key,
-                        _NO_EXACT,
-                        live,
-                    )
-                return _edit_error(key, outcome.error, outcome.count), []
+                    raise self._refusal(key, _NO_EXACT, live)
+                return _edit_error(key, outcome.error, outcome.count)
             if outcome.text == text:
-                return f"(no change) {key}", []
-            data = outcome.text.encode("utf-8")
-            self._publish([self._stage(key, data)])
+                return f"(no change) {key}"
+            return text, outcome.text
+
+        def body() -> tuple[str, list[str]]:
+            live, dir_fd = self.live_at(key)
+            try:
+                decided = decide(live)
+            except BaseException:
+                _close(dir_fd)
+                raise
+            if isinstance(decided, str):
+                _close(dir_fd)
+                return decided, []
+            text, edited = decided
+            data = edited.encode("utf-8")
+            self._publish([self._stage(key, data, dir_fd)])
             self.observations.record(key, data, True)
-            return "\n".join(unified_diff(key, text, outcome.text)), [key]
+            return "\n".join(unified_diff(key, text, edited)), [key]
 
         return self._mutate("edit", [key], body, False)
 
@@ -520,6 +561,11 @@ class WorkspaceSession:
             return f"Removed: {key}{suffix}", [key]
 
         return self._mutate("rmdir", viewed, body, human)
+
+
+def _close(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)
 
 
 def _edit_error(key: str, error: str | None, count: int) -> str:
