@@ -13,6 +13,7 @@ from akgentic_workspace import WorkspaceRagIndex, WorkspaceRagSearch
 from akgentic_workspace.rag.testing import HASHING, drained, rag_fields, records
 from pydantic import ValidationError
 
+from akgentic.testing import wait_until
 from akgentic.tool.errors import RetriableError
 from akgentic.vector.param import VectorStoreParam
 
@@ -244,15 +245,23 @@ def test_a_write_marks_stale_and_search_flags_it(
     make_agent: MakeAgent, workspaces_root: Path
 ) -> None:
     agent = make_agent(**rag_fields())
+    meta = Path(agent.card._rag.ctx.settings.meta)
+
+    def embedded() -> bool:
+        # "stale" is a final status too, so wait for this file's own run to end.
+        status = records(meta).get("a.md", {}).get("status")
+        return not agent.card._rag.busy() and status == "embedded"
+
     agent.tools["workspace_write"]("a.md", "# Notes\n\nwombat burrows\n")
     agent.tools["workspace_rag_index"]()
-    drained(agent)
+    wait_until(embedded, timeout=60)
     agent.read("a.md")
     agent.tools["workspace_write"]("a.md", "# Notes\n\nwombat burrows are deep indeed\n")
+    assert records(meta)["a.md"]["status"] == "stale"
     hit = agent.tools["workspace_rag_search"]("wombat").hits[0]
     assert hit.stale
     agent.tools["workspace_rag_index"]()
-    assert drained(agent)["a.md"]["status"] != "stale"
+    wait_until(embedded, timeout=60)
     assert not agent.tools["workspace_rag_search"]("wombat").hits[0].stale
 
 
