@@ -1,8 +1,9 @@
 """The Quick Start of the tool guide (docs/tool-quickstart.md), as a script.
 
-The block between the two ``# ----`` lines is the guide's, unchanged: three catalog
-cards (workspace, planning, search) wired to one agent by a ``ToolFactory``, then what
-each channel serves. It needs those three plugins installed (``make install`` does).
+The block between the two ``# ----`` lines is the guide's code, unchanged (the
+comments are ours): three catalog cards (workspace, planning, search) wired to one
+agent by a ``ToolFactory``, then what each channel serves. It needs those three
+plugins installed (``make install`` does).
 
 Inside a team, ``BaseAgent`` builds this factory itself, with itself as ``agent``. A
 script is not an agent, so here ``agent`` is a stand-in member of a real team: a real
@@ -59,22 +60,22 @@ from akgentic.tool import (
 from akgentic.tool.planning import PlanningTool
 from akgentic.tool.search import SearchTool
 
-# Build a factory with multiple tools
+# One factory serving three cards
 factory = ToolFactory(
     tool_cards=[
-        WorkspaceTool(),          # full read/write workspace access
-        PlanningTool(),           # shared team task board
-        SearchTool(),             # Tavily web search + fetch
+        WorkspaceTool(),          # the team's files, reads and writes
+        PlanningTool(),           # tasks shared by the whole team
+        SearchTool(),             # web search and page fetch (Tavily)
     ],
-    observer=agent,               # ActorToolObserver (provided by BaseAgent)
-    retry_exception=ModelRetry,   # pydantic-ai retry — injected by BaseAgent
+    observer=agent,               # the agent the tools act for
+    retry_exception=ModelRetry,   # what a card's retriable error becomes
 )
 
-# Get callables ready for pydantic-ai agent registration
-tools = factory.get_tools()            # LLM-callable functions
-prompts = factory.get_system_prompts() # static prompt injections
-states = factory.get_context_states()  # structured context state, delivered as deltas
-commands = factory.get_commands()      # programmatic calls from orchestrator
+# What an agent hands to pydantic-ai
+tools = factory.get_tools()            # functions the model may call
+prompts = factory.get_system_prompts() # text added to the system prompt
+states = factory.get_context_states()  # per-turn state, sent as changes
+commands = factory.get_commands()      # calls made by code, not the model
 # ---- end of the Quick Start --------------------------------------------------------
 # fmt: on
 

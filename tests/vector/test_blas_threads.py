@@ -54,6 +54,9 @@ def test_overlapping_scans_restore_the_setting_only_when_the_last_one_leaves() -
 
 
 def test_the_limit_is_a_no_op_where_no_openblas_is_mapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process without OpenBLAS, simulated: this machine's numpy maps OpenBLAS, so the
+    lookup is replaced by one finding nothing. Not verified: a real numpy built on
+    another BLAS (MKL, Accelerate), which no package here provides."""
     monkeypatch.setattr(blas_threads, "_controls", None)
     monkeypatch.setattr(blas_threads, "_mapped_openblas", lambda: [])
     with blas_threads.single_blas_thread():

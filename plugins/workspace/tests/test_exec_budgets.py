@@ -128,7 +128,7 @@ def test_a_torn_down_runs_writes_are_committed_out_of_band_next(
 
 HOLDER = textwrap.dedent(
     """
-    import fcntl, json, os, sys, time
+    import fcntl, json, os, signal, sys, time
     lease, tree = sys.argv[1], sys.argv[2]
     fd = os.open(lease, os.O_RDWR | os.O_CREAT, 0o666)
     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -137,7 +137,7 @@ HOLDER = textwrap.dedent(
     with open(os.path.join(tree, "from-dead-run.txt"), "w") as out:
         out.write("written by a run whose process died\\n")
     print("held", flush=True)
-    time.sleep(600)
+    signal.pause()  # hold the lease until the test kills this process
     """
 )
 

@@ -21,14 +21,14 @@ from akgentic.tool.errors import RetriableError
 
 HOLDER = textwrap.dedent(
     """
-    import fcntl, json, os, sys, time
+    import fcntl, json, os, signal, sys, time
     fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
     fcntl.flock(fd, fcntl.LOCK_EX)
     marker = {"run_id": "cafe0001", "agent_name": "@Holder", "started_at": time.time(),
               "budget_s": 15}
     os.pwrite(fd, json.dumps(marker).encode(), 0)
     print("held", flush=True)
-    time.sleep(600)
+    signal.pause()  # hold the lease until the test kills this process
     """
 )
 
