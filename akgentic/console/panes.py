@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ __all__ = [
     "clean_blocks",
     "open_pane_item",
     "pane_sources",
+    "replay_tool_state",
     "team_panes",
 ]
 
@@ -62,6 +63,47 @@ class PaneSource:
     members: list[str] = field(default_factory=list)
     states: list[AgentStateSnapshot] = field(default_factory=list)
     events: Sequence[Message] = ()
+
+
+_Base = TypeVar("_Base")
+_Change = TypeVar("_Change")
+
+
+def replay_tool_state(
+    states: Sequence[Any],
+    events: Sequence[Any],
+    actor_name: str,
+    attribute: str,
+    base_type: type[_Base],
+    change_type: type[_Change],
+) -> tuple[_Base | None, list[_Change]]:
+    """The newest stored ``attribute`` of a tool actor's state and the changes logged after it.
+
+    A pane that draws a tool actor's data (a board, a graph) starts from the
+    latest snapshot of ``actor_name`` whose state holds a ``base_type`` under
+    ``attribute`` and applies, in order, the ``change_type`` payloads of the
+    tool state events numbered after that snapshot: the pane is then current
+    even between checkpoints. Returns ``(None, changes)`` without a snapshot.
+    """
+    from akgentic.tool.core.event import ToolStateEvent
+
+    base: _Base | None = None
+    since = 0
+    for snapshot in states:
+        state = getattr(snapshot, "state", None)
+        value = getattr(state, attribute, None)
+        if isinstance(value, base_type) and getattr(snapshot, "name", "") == actor_name:
+            base = value
+            since = int(getattr(state, "snapshot_seq", 0) or 0)
+    changes: list[_Change] = []
+    for message in events:
+        event = getattr(message, "event", None)
+        if not isinstance(event, ToolStateEvent) or event.seq <= since:
+            continue
+        if isinstance(event.payload, change_type):
+            changes.append(event.payload)
+            since = event.seq
+    return base, changes
 
 
 def _text(value: object, limit: int = _MAX_TEXT) -> str:

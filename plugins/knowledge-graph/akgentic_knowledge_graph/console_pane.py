@@ -26,26 +26,27 @@ def graph_items(
     states: Sequence[Any], events: Sequence[Any]
 ) -> tuple[list[Entity], list[Relation]]:
     """Entities and relations as the stored snapshot and later graph events make them."""
-    from akgentic.tool.core.event import ToolStateEvent
-    from akgentic_knowledge_graph.models import GRAPH_ACTOR_NAME, KnowledgeGraphStateEvent
+    from akgentic.console.panes import replay_tool_state
+    from akgentic_knowledge_graph.models import (
+        GRAPH_ACTOR_NAME,
+        KnowledgeGraph,
+        KnowledgeGraphStateEvent,
+    )
 
+    graph, changes = replay_tool_state(
+        states,
+        events,
+        GRAPH_ACTOR_NAME,
+        "knowledge_graph",
+        KnowledgeGraph,
+        KnowledgeGraphStateEvent,
+    )
     entities: dict[UUID, Entity] = {}
     relations: dict[UUID, Relation] = {}
-    since = 0
-    for snapshot in states:
-        state = getattr(snapshot, "state", None)
-        graph = getattr(state, "knowledge_graph", None)
-        if graph is not None and getattr(snapshot, "name", "") == GRAPH_ACTOR_NAME:
-            entities = {e.id: e for e in graph.entities}
-            relations = {r.id: r for r in graph.relations}
-            since = int(getattr(state, "snapshot_seq", 0) or 0)
-    for message in events:
-        event = getattr(message, "event", None)
-        if not isinstance(event, ToolStateEvent) or event.seq <= since:
-            continue
-        change = event.payload
-        if not isinstance(change, KnowledgeGraphStateEvent):
-            continue
+    if graph is not None:
+        entities = {e.id: e for e in graph.entities}
+        relations = {r.id: r for r in graph.relations}
+    for change in changes:
         for entity in [*change.entities_added, *change.entities_modified]:
             entities[entity.id] = entity
         for entity_id in change.entities_removed:
@@ -54,7 +55,6 @@ def graph_items(
             relations[relation.id] = relation
         for relation_id in change.relations_removed:
             relations.pop(relation_id, None)
-        since = event.seq
     return list(entities.values()), list(relations.values())
 
 

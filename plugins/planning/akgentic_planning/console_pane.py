@@ -25,29 +25,18 @@ STATUS_ORDER = ("started", "pending", "completed", "abort")
 
 def board_tasks(states: Sequence[Any], events: Sequence[Any]) -> list[Task]:
     """The board as the stored snapshot and later planning events make it, by task id."""
-    from akgentic.tool.core.event import ToolStateEvent
+    from akgentic.console.panes import replay_tool_state
     from akgentic_planning.models import PLANNING_ACTOR_NAME, PlanningStateEvent
 
-    tasks: dict[int, Task] = {}
-    since = 0
-    for snapshot in states:
-        state = getattr(snapshot, "state", None)
-        task_list = getattr(state, "task_list", None)
-        if isinstance(task_list, list) and getattr(snapshot, "name", "") == PLANNING_ACTOR_NAME:
-            tasks = {t.id: t for t in task_list}
-            since = int(getattr(state, "snapshot_seq", 0) or 0)
-    for message in events:
-        event = getattr(message, "event", None)
-        if not isinstance(event, ToolStateEvent) or event.seq <= since:
-            continue
-        change = event.payload
-        if not isinstance(change, PlanningStateEvent):
-            continue
+    task_list, changes = replay_tool_state(
+        states, events, PLANNING_ACTOR_NAME, "task_list", list, PlanningStateEvent
+    )
+    tasks: dict[int, Task] = {t.id: t for t in task_list or []}
+    for change in changes:
         for task in [*change.tasks_added, *change.tasks_modified]:
             tasks[task.id] = task
         for task_id in change.tasks_removed:
             tasks.pop(task_id, None)
-        since = event.seq
     return [tasks[key] for key in sorted(tasks)]
 
 
