@@ -7,15 +7,41 @@ is one error naming where it is (the card line, or the ``--metadata`` key), exit
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from akgentic.cli.session import fail, pairs
+from akgentic.cli.scripted import scripted_models
+from akgentic.cli.session import check_models, fail, import_roots, pairs
 
 if TYPE_CHECKING:
     from akgentic.core.utils.serializer import SerializableBaseModel
     from akgentic.team.card import TeamCard
 
-__all__ = ["card_metadata"]
+__all__ = ["card_metadata", "card_to_start"]
+
+
+def card_to_start(
+    card: Path,
+    path: list[Path] | None,
+    metadata: list[str] | None,
+    scripted: Path | None,
+    stack: ExitStack,
+) -> tuple[TeamCard, SerializableBaseModel | None]:
+    """The card a new team starts from and its checked metadata, all input checked first.
+
+    Imports are rooted at the card's directory and ``path``; a ``--scripted`` script's
+    models are served until ``stack`` closes; the card's models are checked last, so
+    a scripted run needs no key.
+    """
+    from akgentic.team.card_yaml import load_team_card
+
+    import_roots(card, path)
+    team_card = load_team_card(card)
+    value = card_metadata(team_card, metadata)
+    stack.enter_context(scripted_models(team_card, scripted))
+    check_models(team_card)
+    return team_card, value
 
 
 def card_metadata(team_card: TeamCard, items: list[str] | None) -> SerializableBaseModel | None:

@@ -42,6 +42,7 @@ from akgentic.cli.session import (
     import_roots,
     managed_teams,
     open_store,
+    run_alone,
 )
 
 if TYPE_CHECKING:
@@ -317,14 +318,12 @@ def demo_command(
 
 
 def _main() -> None:  # pragma: no cover - exercised through subprocesses
-    root = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    root.command("demo")(demo_command)
-
-    @root.callback()
-    def _group() -> None:
-        """akgentic demo, on its own (before it is mounted in the main application)."""
-
-    root(prog_name="akgentic")
+    run_alone(
+        "demo",
+        demo_command,
+        "akgentic demo, on its own (before it is mounted in the app).",
+        no_args_is_help=False,
+    )
 
 
 if __name__ == "__main__":

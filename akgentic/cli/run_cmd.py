@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from akgentic.cli.card_input import card_metadata
-from akgentic.cli.scripted import ScriptedOption, scripted_models
+from akgentic.cli.card_input import card_to_start
+from akgentic.cli.scripted import ScriptedOption
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
     ConversationPrinter,
@@ -42,12 +42,11 @@ from akgentic.cli.session import (
     SendOption,
     StoreOption,
     TimeoutOption,
-    check_models,
     cli_errors,
-    import_roots,
     managed_teams,
     open_store,
     route_line,
+    run_alone,
 )
 
 if TYPE_CHECKING:
@@ -133,15 +132,9 @@ def run_command(
     scripted: ScriptedOption = None,
 ) -> None:
     """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
-    from akgentic.team.card_yaml import load_team_card
-
     console = Console(highlight=False)
     with cli_errors(), ExitStack() as stack:
-        import_roots(card, path)
-        team_card = load_team_card(card)
-        value = card_metadata(team_card, metadata)
-        stack.enter_context(scripted_models(team_card, scripted))
-        check_models(team_card)
+        team_card, value = card_to_start(card, path, metadata, scripted, stack)
         talk = sys.stdin.isatty() and not send if interactive is None else interactive
         printer = ConversationPrinter(console, rich=True)
         with managed_teams(open_store(store, must_exist=False), printer) as manager:
@@ -159,14 +152,7 @@ def run_command(
 
 
 def _main() -> None:  # pragma: no cover - exercised through subprocesses
-    root = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True)
-    root.command("run")(run_command)
-
-    @root.callback()
-    def _group() -> None:
-        """akgentic run, on its own (before it is mounted in the main application)."""
-
-    root(prog_name="akgentic")
+    run_alone("run", run_command, "akgentic run, on its own (before it is mounted in the app).")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ success; 1 unknown team or no worker answered; 2 invalid input.
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -29,15 +31,36 @@ StoreOpt = Annotated[
 ]
 
 
-def _client(cluster: str | None, store: str | None):  # type: ignore[no-untyped-def]
-    from akgentic.cluster import connect
-
-    return connect(cluster, store=store)
-
-
-def _fail(message: str, code: int = 1) -> None:
+def _fail(message: str, code: int = 1) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+@contextmanager
+def _connected(
+    cluster: str | None, store: str | None, not_possible: tuple[type[Exception], ...]
+) -> Iterator[Any]:
+    """A cluster client, closed on leaving; errors become the documented exit codes.
+
+    A URL that cannot be connected to is invalid input (2). Inside the block,
+    ``not_possible`` errors (unknown team, no worker) exit 1 and any other
+    ``ValueError`` exits 2.
+    """
+    from akgentic.cluster import connect
+    from akgentic.team.errors import TeamError
+
+    try:
+        client = connect(cluster, store=store)
+    except (TeamError, ValueError) as exc:
+        _fail(str(exc), 2)
+    try:
+        yield client
+    except not_possible as exc:
+        _fail(str(exc))
+    except ValueError as exc:
+        _fail(str(exc), 2)
+    finally:
+        client.close()
 
 
 def add_runtime_commands(app: typer.Typer) -> None:
@@ -58,18 +81,8 @@ def add_runtime_commands(app: typer.Typer) -> None:
         from akgentic.cluster import ClusterError
         from akgentic.team.errors import TeamError
 
-        try:
-            client = _client(cluster, store)
-        except (TeamError, ValueError) as exc:
-            _fail(str(exc), 2)
-        try:
+        with _connected(cluster, store, (ClusterError, TeamError)) as client:
             ack = client.send(team_id, text, key=key, timeout=timeout)
-        except (ClusterError, TeamError) as exc:
-            _fail(str(exc))
-        except ValueError as exc:
-            _fail(str(exc), 2)
-        finally:
-            client.close()
         typer.echo(ack.model_dump_json())
 
     @app.command("events")
@@ -89,30 +102,21 @@ def add_runtime_commands(app: typer.Typer) -> None:
         from akgentic.cli.event_summary import summarize
         from akgentic.team.errors import TeamError
 
-        try:
-            client = _client(cluster, store)
-        except (TeamError, ValueError) as exc:
-            _fail(str(exc), 2)
-        try:
-            stream = client.events(
-                team_id, from_sequence=from_sequence, follow=follow, idle_timeout=idle
-            )
-            for event in stream:
-                line = {
-                    "sequence": event.sequence,
-                    "type": type(event.event).__name__,
-                    "sender": event.event.sender.name if event.event.sender else None,
-                    "summary": summarize(event.event, None),
-                }
-                typer.echo(json.dumps(line, default=str))
-        except KeyboardInterrupt:
-            pass
-        except TeamError as exc:
-            _fail(str(exc))
-        except ValueError as exc:
-            _fail(str(exc), 2)
-        finally:
-            client.close()
+        with _connected(cluster, store, (TeamError,)) as client:
+            try:
+                stream = client.events(
+                    team_id, from_sequence=from_sequence, follow=follow, idle_timeout=idle
+                )
+                for event in stream:
+                    line = {
+                        "sequence": event.sequence,
+                        "type": type(event.event).__name__,
+                        "sender": event.event.sender.name if event.event.sender else None,
+                        "summary": summarize(event.event, None),
+                    }
+                    typer.echo(json.dumps(line, default=str))
+            except KeyboardInterrupt:
+                pass
 
     @app.command("where")
     def where(
@@ -123,16 +127,6 @@ def add_runtime_commands(app: typer.Typer) -> None:
         """Print where a team runs (worker, epoch) as JSON."""
         from akgentic.team.errors import TeamError
 
-        try:
-            client = _client(cluster, store)
-        except (TeamError, ValueError) as exc:
-            _fail(str(exc), 2)
-        try:
+        with _connected(cluster, store, (TeamError,)) as client:
             placement = client.where(team_id)
-        except TeamError as exc:
-            _fail(str(exc))
-        except ValueError as exc:
-            _fail(str(exc), 2)
-        finally:
-            client.close()
         typer.echo(placement.model_dump_json())

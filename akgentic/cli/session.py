@@ -19,10 +19,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 from uuid import UUID
 
 import typer
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from akgentic.core.messages.message import Message
     from akgentic.team.card import TeamCard
     from akgentic.team.manager import TeamManager
+    from akgentic.team.models import Process
     from akgentic.team.runtime import TeamRuntime
     from akgentic.team.store import EventStore
 
@@ -57,9 +58,11 @@ __all__ = [
     "pairs",
     "print_error",
     "route_line",
+    "run_alone",
     "stop_signals_interrupt",
     "store_path_problem",
     "store_url",
+    "team_metadata",
     "wrap_text",
 ]
 
@@ -124,6 +127,39 @@ class CliError(Exception):
 
 def fail(message: str, code: int = 1) -> NoReturn:
     raise CliError(message, code)
+
+
+def run_alone(
+    name: str, command: Callable[..., None], about: str, *, no_args_is_help: bool = True
+) -> None:
+    """Run one command as ``akgentic NAME ...`` without building the whole application.
+
+    Tests start commands this way in a subprocess: no plugin's commands are
+    collected, and the command line is the same as under the full application.
+    """
+    root = typer.Typer(
+        add_completion=False, pretty_exceptions_enable=False, no_args_is_help=no_args_is_help
+    )
+    root.command(name)(command)
+
+    def group() -> None:
+        pass
+
+    group.__doc__ = about
+    root.callback()(group)
+    root(prog_name="akgentic")
+
+
+def team_metadata(process: Process) -> Any:
+    """A team's metadata as plain JSON data without its class marker (None without any)."""
+    from akgentic.team.stores.codec import plain
+
+    if process.metadata is None:
+        return None
+    metadata = plain(process.metadata.model_dump(mode="json", exclude={"__model__"}))
+    if isinstance(metadata, dict):
+        metadata.pop("__model__", None)
+    return metadata
 
 
 def check_models(team_card: TeamCard) -> None:

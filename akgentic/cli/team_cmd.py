@@ -29,8 +29,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from akgentic.cli.card_input import card_metadata
-from akgentic.cli.scripted import ScriptedOption, scripted_models
+from akgentic.cli.card_input import card_to_start
+from akgentic.cli.scripted import ScriptedOption
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
     PATH_ENV_VAR,
@@ -41,7 +41,6 @@ from akgentic.cli.session import (
     SendOption,
     StoreOption,
     TimeoutOption,
-    check_models,
     cli_errors,
     err_console,
     fail,
@@ -52,6 +51,7 @@ from akgentic.cli.session import (
     pairs,
     store_path_problem,
     store_url,
+    team_metadata,
 )
 from akgentic.cli.tables import print_table
 
@@ -149,13 +149,7 @@ def _interactive(flag: bool | None) -> bool:
 
 
 def _summary(process: Process) -> dict[str, Any]:
-    from akgentic.team.stores.codec import plain
-
-    metadata = None
-    if process.metadata is not None:
-        metadata = plain(process.metadata.model_dump(mode="json", exclude={"__model__"}))
-        if isinstance(metadata, dict):
-            metadata.pop("__model__", None)
+    metadata = team_metadata(process)
     return {
         "team_id": str(process.team_id),
         "name": process.team_card.name,
@@ -187,14 +181,8 @@ def team_app() -> typer.Typer:
         scripted: ScriptedOption = None,
     ) -> None:
         """Create a team from CARD; deliver --send messages; chat or wait until idle; stop."""
-        from akgentic.team.card_yaml import load_team_card
-
         with cli_errors(), ExitStack() as stack:
-            import_roots(card, path)
-            team_card = load_team_card(card)
-            value = card_metadata(team_card, metadata)
-            stack.enter_context(scripted_models(team_card, scripted))
-            check_models(team_card)
+            team_card, value = card_to_start(card, path, metadata, scripted, stack)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
             with _manager(event_store, chat) as manager:

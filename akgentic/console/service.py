@@ -128,13 +128,9 @@ def _page_of_rows(
 
 def summary(process: Process, running: bool) -> dict[str, Any]:
     """A team record as the list and the team page show it."""
-    from akgentic.team.stores.codec import plain
+    from akgentic.cli.session import team_metadata
 
-    metadata = None
-    if process.metadata is not None:
-        metadata = plain(process.metadata.model_dump(mode="json", exclude={"__model__"}))
-        if isinstance(metadata, dict):
-            metadata.pop("__model__", None)
+    metadata = team_metadata(process)
     return {
         "team_id": str(process.team_id),
         "name": process.team_card.name,
