@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.event import ToolStateEvent
@@ -42,6 +42,8 @@ __all__ = [
     "ask_tool_actor",
     "create_tool_actor",
     "first_errors",
+    "model_input",
+    "search_actor_config",
     "semantic_switch",
     "state_events_after",
     "unavailable_sentence",
@@ -58,6 +60,7 @@ SEMANTIC_DISABLED = (
 )
 
 P = TypeVar("P")
+M = TypeVar("M", bound=BaseModel)
 Row = tuple[str, str, str]
 """A vector row to write: ``(ref_type, ref_id, text)``."""
 
@@ -93,6 +96,20 @@ def semantic_switch(binding: StoreBinding | None) -> tuple[VectorStoreParam | No
 
 
 # ---------------------------------------------------------------- card side
+
+C = TypeVar("C", bound=SearchActorConfig)
+
+
+def search_actor_config(
+    config_type: type[C], name: str, param: VectorStoreParam | None, card: object
+) -> C:
+    """The actor config a card asks for: ``param`` and the card's own search settings.
+
+    The card carries the :data:`SEARCH_SETTINGS` fields under the same names; the
+    store param is the bound one (``param``), not the card's raw ``vector_store``.
+    """
+    settings = {key: getattr(card, key) for key in SEARCH_SETTINGS if key != "vector_store"}
+    return config_type(name=name, role="ToolActor", vector_store=param, **settings)
 
 
 def create_tool_actor(
@@ -162,6 +179,21 @@ def first_errors(error: ValidationError, limit: int = 3, where: str = "input") -
         parts.append(f"{located}: {item.get('msg', 'invalid')}")
     more = error.error_count() - limit
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def model_input(value: object, model: type[M], what: str, where: str = "input") -> M:
+    """A tool argument as ``model``: an instance passes as is, anything else is validated.
+
+    Raises:
+        RetriableError: ``Invalid <what>: <the first problems>``, which the model can fix
+            on its next try (the input itself is not echoed).
+    """
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise RetriableError(f"Invalid {what}: {first_errors(error, where=where)}") from None
 
 
 # --------------------------------------------------------------- actor side

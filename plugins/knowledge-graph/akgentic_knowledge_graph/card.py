@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.tool import (
@@ -21,7 +21,6 @@ from akgentic.tool import (
     TOOL_CALL,
     BaseToolParam,
     Channels,
-    RetriableError,
     ToolCard,
     ToolObserver,
 )
@@ -34,7 +33,8 @@ from akgentic.tool.singleton import (
 from akgentic.tool.singleton import (
     ask_tool_actor,
     create_tool_actor,
-    first_errors,
+    model_input,
+    search_actor_config,
     semantic_switch,
 )
 from akgentic.vector.param import VectorStoreParam
@@ -133,14 +133,7 @@ class KnowledgeGraphTool(ToolCard):
         param, self._semantic_off = semantic_switch(binding)
         from akgentic_knowledge_graph.actor import KnowledgeGraphActor
 
-        config = KnowledgeGraphConfig(
-            name=GRAPH_ACTOR_NAME,
-            role="ToolActor",
-            vector_store=param,
-            search_top_k=self.search_top_k,
-            search_score_threshold=self.search_score_threshold,
-            hybrid_alpha=self.hybrid_alpha,
-        )
+        config = search_actor_config(KnowledgeGraphConfig, GRAPH_ACTOR_NAME, param, self)
         self._actor = create_tool_actor(
             observer, KnowledgeGraphActor, config, param, "KnowledgeGraphTool"
         )
@@ -177,14 +170,7 @@ class KnowledgeGraphTool(ToolCard):
             Args:
                 update: The entities and relations to create, update and delete.
             """
-            try:
-                batch = (
-                    update
-                    if isinstance(update, ManageGraph)
-                    else ManageGraph.model_validate(update)
-                )
-            except ValidationError as error:
-                raise RetriableError(f"Invalid update: {first_errors(error)}") from None
+            batch = model_input(update, ManageGraph, "update")
             return str(self._ask(lambda actor: actor.update_graph(batch)))
 
         return param.apply_instructions(update_graph)
@@ -200,13 +186,7 @@ class KnowledgeGraphTool(ToolCard):
             Args:
                 query: The search text, the mode, the budgets and the expansions.
             """
-            try:
-                checked = (
-                    query if isinstance(query, SearchQuery) else SearchQuery.model_validate(query)
-                )
-            except ValidationError as error:
-                raise RetriableError(f"Invalid search: {first_errors(error)}") from None
-            return self._search(checked)
+            return self._search(model_input(query, SearchQuery, "search"))
 
         return param.apply_instructions(search_graph)
 

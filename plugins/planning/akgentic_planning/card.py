@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.tool import (
@@ -31,7 +31,8 @@ from akgentic.tool.core.context_state import ContextState
 from akgentic.tool.singleton import (
     ask_tool_actor,
     create_tool_actor,
-    first_errors,
+    model_input,
+    search_actor_config,
     semantic_switch,
 )
 from akgentic.vector.param import VectorStoreParam
@@ -128,14 +129,7 @@ class PlanningTool(ToolCard):
         param, self._semantic_off = semantic_switch(binding)
         from akgentic_planning.actor import PlanActor
 
-        config = PlanConfig(
-            name=PLANNING_ACTOR_NAME,
-            role="ToolActor",
-            vector_store=param,
-            search_top_k=self.search_top_k,
-            search_score_threshold=self.search_score_threshold,
-            hybrid_alpha=self.hybrid_alpha,
-        )
+        config = search_actor_config(PlanConfig, PLANNING_ACTOR_NAME, param, self)
         self._actor = create_tool_actor(observer, PlanActor, config, param, "PlanningTool")
         self._agent_name = observer.myAddress.name  # type: ignore[attr-defined]
         return self
@@ -195,13 +189,7 @@ class PlanningTool(ToolCard):
             Args:
                 update: The tasks to create, the changes to make and the ids to delete.
             """
-            try:
-                plan = (
-                    update if isinstance(update, UpdatePlan) else UpdatePlan.model_validate(update)
-                )
-            except ValidationError as error:
-                message = first_errors(error, where="update")
-                raise RetriableError(f"Invalid update: {message}") from None
+            plan = model_input(update, UpdatePlan, "update", where="update")
             observer = self._observer_or_none()
             if observer is None:
                 raise RetriableError(GONE)
