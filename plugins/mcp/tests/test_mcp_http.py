@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
 import socket
-import subprocess
-import sys
-import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -31,17 +27,6 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from akgentic.llm.agent import ReactAgent
 from akgentic.tool import ToolCard
 
-_SOURCE = Path(__file__).with_name("mcp_server_source.py")
-
-
-def server_source() -> str:
-    spec = importlib.util.spec_from_file_location("mcp_server_source", _SOURCE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    source: str = module.SERVER_SOURCE
-    return source
-
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -51,30 +36,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def http_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def http_url(http_server: Callable[[int], AbstractContextManager[None]]) -> Iterator[str]:
     """A real MCP server over streamable HTTP, started once for the module."""
-    script = tmp_path_factory.mktemp("mcp-http") / "server.py"
-    script.write_text(server_source())
     port = free_port()
-    child = subprocess.Popen(
-        [sys.executable, str(script), str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        pause = threading.Event()
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if child.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the MCP HTTP server did not start")
-            pause.wait(0.1)
+    with http_server(port):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        child.terminate()
-        child.wait(10)
 
 
 class Driver:
@@ -231,7 +197,9 @@ def test_an_http_token_goes_on_the_transport_as_a_bearer_header(
     assert not bare.headers
 
 
-def test_a_server_that_comes_up_later_is_used_by_the_next_run(tmp_path: Path) -> None:
+def test_a_server_that_comes_up_later_is_used_by_the_next_run(
+    http_server: Callable[[int], AbstractContextManager[None]],
+) -> None:
     port = free_port()
     card = MCPTool(
         connection=MCPHTTPConnectionConfig(url=f"http://127.0.0.1:{port}/mcp", timeout=5)
@@ -241,25 +209,7 @@ def test_a_server_that_comes_up_later_is_used_by_the_next_run(tmp_path: Path) ->
     with agent:
         assert agent.run_sync("first") == "done"
         assert driver.offered == [[]]
-        script = tmp_path / "server.py"
-        script.write_text(server_source())
-        child = subprocess.Popen(
-            [sys.executable, str(script), str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 120
-            pause = threading.Event()
-            while True:
-                with socket.socket() as probe:
-                    if probe.connect_ex(("127.0.0.1", port)) == 0:
-                        break
-                assert child.poll() is None and time.monotonic() < deadline
-                pause.wait(0.1)
+        with http_server(port):
             driver.plan = [("echo", {"text": "back"})]
             assert agent.run_sync("second") == "done"
             assert "echo" in driver.offered[1]
-        finally:
-            child.terminate()
-            child.wait(10)

@@ -7,7 +7,6 @@ toolset, so the model's view (offered tools, tool returns) is what is checked.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
 import sys
@@ -28,17 +27,6 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from akgentic.llm.agent import ReactAgent
-
-_SOURCE = Path(__file__).with_name("mcp_server_source.py")
-
-
-def server_source() -> str:
-    spec = importlib.util.spec_from_file_location("mcp_server_source", _SOURCE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    source: str = module.SERVER_SOURCE
-    return source
 
 
 class Driver:
@@ -76,13 +64,6 @@ class Warnings(logging.Handler):
 
 
 @pytest.fixture(scope="module")
-def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("mcp") / "server.py"
-    path.write_text(server_source())
-    return path
-
-
-@pytest.fixture(scope="module")
 def warnings() -> Iterator[Warnings]:
     handler = Warnings()
     logger = logging.getLogger("akgentic_mcp")
@@ -92,14 +73,16 @@ def warnings() -> Iterator[Warnings]:
 
 
 @pytest.fixture(scope="module")
-def session(script: Path, warnings: Warnings) -> Iterator[tuple[ReactAgent[Any], Driver, MCPTool]]:
+def session(
+    server_script: Path, warnings: Warnings
+) -> Iterator[tuple[ReactAgent[Any], Driver, MCPTool]]:
     """One agent and one server child for the module (a spawn costs seconds here)."""
     os.environ["AKGENTIC_TEST_PARENT_SECRET"] = "parent-only"
     os.environ["AKGENTIC_TEST_TOKEN_SOURCE"] = "s3cret"
     card = MCPTool(
         connection=MCPStdioConnectionConfig(
             stdio_command=sys.executable,
-            stdio_args=[str(script)],
+            stdio_args=[str(server_script)],
             stdio_env={"GREETING": "hello"},
             bearer_token_env="AKGENTIC_TEST_TOKEN_SOURCE",
             stdio_token_env_var="TEST_TOKEN",
@@ -127,9 +110,13 @@ def run(
     return driver
 
 
-def test_the_card_serves_only_a_toolset_and_spawns_nothing_before_a_run(script: Path) -> None:
+def test_the_card_serves_only_a_toolset_and_spawns_nothing_before_a_run(
+    server_script: Path,
+) -> None:
     card = MCPTool(
-        connection=MCPStdioConnectionConfig(stdio_command=sys.executable, stdio_args=[str(script)])
+        connection=MCPStdioConnectionConfig(
+            stdio_command=sys.executable, stdio_args=[str(server_script)]
+        )
     )
     assert card.get_tools() == []
     (toolset,) = card.get_toolsets()

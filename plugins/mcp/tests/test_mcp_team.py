@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -13,26 +12,13 @@ from akgentic.agent import StructuredOutput
 from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import ScriptedTeam, wait_for
 
-_SOURCE = Path(__file__).with_name("mcp_server_source.py")
-
-
-def server_source() -> str:
-    spec = importlib.util.spec_from_file_location("mcp_server_source", _SOURCE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    source: str = module.SERVER_SOURCE
-    return source
-
 
 def test_the_model_calls_a_stdio_server_tool_and_the_result_reaches_the_conversation(
-    llm_server: ScriptedLLMServer, tmp_path: Path
+    llm_server: ScriptedLLMServer, server_script: Path
 ) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(server_source())
     card = MCPTool(
         connection=MCPStdioConnectionConfig(
-            stdio_command=sys.executable, stdio_args=[str(script)], timeout=120
+            stdio_command=sys.executable, stdio_args=[str(server_script)], timeout=120
         )
     )
     llm_server.add(tool_call("echo", {"text": "from the model"}), structured(StructuredOutput()))
