@@ -9,12 +9,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from akgentic.plugins import PluginHost, PluginInfo, use_host
 from akgentic.testing.llm_server import ScriptedLLMServer
 from akgentic.testing.plugins import FakeDistributions
+
+if TYPE_CHECKING:
+    from akgentic.team.manager import TeamManager
 
 
 @pytest.fixture
@@ -58,3 +62,25 @@ def llm_server() -> Iterator[ScriptedLLMServer]:
     """A started scripted OpenAI-compatible server on 127.0.0.1 (empty script; add steps)."""
     with ScriptedLLMServer() as server:
         yield server
+
+
+@pytest.fixture
+def team_manager(tmp_path: Path) -> Iterator[TeamManager]:
+    """A ``TeamManager`` on its own actor system and a YAML store under ``tmp_path``.
+
+    Every team it still runs is stopped after the test, then the system and store close.
+    """
+    from akgentic.core import ActorSystem
+    from akgentic.team import TeamManager, open_event_store
+
+    system = ActorSystem()
+    store = open_event_store(f"yaml:///{tmp_path}/store")
+    teams = TeamManager(actor_system=system, event_store=store)
+    try:
+        yield teams
+    finally:
+        try:
+            teams.stop_all()
+        finally:
+            system.shutdown(timeout=10)
+            store.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +9,7 @@ from akgentic_model import ModelTool, SwitchModel
 
 from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, Request, StructuredOutput
 from akgentic.agent.messages import AgentMessage
-from akgentic.core import ActorSystem, AgentCard, BaseConfig
+from akgentic.core import AgentCard, BaseConfig
 from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import ScriptedTeam, wait_for
 from akgentic.tool import COMMAND
@@ -19,17 +17,6 @@ from akgentic.tool import COMMAND
 team_api = pytest.importorskip("akgentic.team")
 
 FAST, DEEP = "openai-chat:fast", "openai-chat:deep"
-
-
-@pytest.fixture
-def manager(tmp_path: Path) -> Iterator[Any]:
-    system = ActorSystem()
-    store = team_api.open_event_store(f"yaml:///{tmp_path}/store")
-    teams = team_api.TeamManager(actor_system=system, event_store=store)
-    yield teams
-    teams.stop_all()
-    system.shutdown(timeout=10)
-    store.close()
 
 
 def roster(server: ScriptedLLMServer) -> list[Any]:
@@ -57,22 +44,22 @@ def team_card(server: ScriptedLLMServer, models: list[Any]) -> Any:
 
 
 def test_a_switched_model_answers_the_first_turn_after_a_resume(
-    manager: Any, llm_server: ScriptedLLMServer
+    team_manager: Any, llm_server: ScriptedLLMServer
 ) -> None:
     llm_server.add(
         tool_call("switch_model", {"model": DEEP}),
         structured(StructuredOutput()),
         structured(StructuredOutput()),
     )
-    runtime = manager.create_team(team_card(llm_server, roster(llm_server)))
+    runtime = team_manager.create_team(team_card(llm_server, roster(llm_server)))
     runtime.send("Switch to the deep model.")
     wait_for(lambda: llm_server.served == 2)
     assert runtime.wait_idle(timeout=30)
     # The switch applies from the next run: this run finished on its model.
     assert [body["model"] for body in llm_server.requests] == ["fast", "fast"]
-    manager.stop_team(runtime.id)
+    team_manager.stop_team(runtime.id)
 
-    resumed = manager.resume_team(runtime.id)
+    resumed = team_manager.resume_team(runtime.id)
     resumed.send("Go on.")
     wait_for(lambda: llm_server.served == 3)
     assert resumed.wait_idle(timeout=30)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import pytest
@@ -51,27 +50,6 @@ class MemberObserver(RecordingObserver):
         return self._system.proxy_ask(actor, actor_type, timeout=timeout)
 
 
-class Clock:
-    """A movable clock patched over ``models.now``."""
-
-    def __init__(self) -> None:
-        self.current = models.now()
-
-    def __call__(self) -> datetime:
-        return self.current
-
-    def advance(self, seconds: float) -> None:
-        self.current += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    moved = Clock()
-    monkeypatch.setattr(models, "now", moved)
-    monkeypatch.setattr(models, "TICK_INTERVAL_S", 0.05)
-    return moved
-
-
 @pytest.fixture
 def team(llm_server: ScriptedLLMServer) -> Iterator[ScriptedTeam]:
     llm_server.fallback = structured(StructuredOutput())
@@ -89,7 +67,7 @@ def notification_actors(team: ScriptedTeam | Any) -> list[ActorAddress]:
 
 
 def test_a_reminder_arrives_as_a_notification_from_the_tool_actor(
-    team: ScriptedTeam, clock: Clock
+    team: ScriptedTeam, clock: Any
 ) -> None:
     member = team.spawn("@A", [])
     observer = MemberObserver(team, member)
@@ -236,7 +214,7 @@ def test_a_class_refusing_the_notification_type_is_refused(team: ScriptedTeam) -
         NotificationTool(message_class=f"{__name__}.RequestOnly").observer(observer)
 
 
-def test_a_valid_custom_class_is_what_arrives(team: ScriptedTeam, clock: Clock) -> None:
+def test_a_valid_custom_class_is_what_arrives(team: ScriptedTeam, clock: Any) -> None:
     observer = MemberObserver(team, team.spawn("@A", []))
     card = NotificationTool(message_class=f"{__name__}.Reminder").observer(observer)
     tools_of(card)["register_notification"]("custom", 1)
@@ -246,7 +224,7 @@ def test_a_valid_custom_class_is_what_arrives(team: ScriptedTeam, clock: Clock) 
 
 
 def test_an_owner_off_the_roster_is_waited_for_then_dropped_after_the_grace(
-    team: ScriptedTeam, clock: Clock, caplog: pytest.LogCaptureFixture
+    team: ScriptedTeam, clock: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     member = team.spawn("@A", [])
     observer = MemberObserver(team, member)
@@ -266,7 +244,7 @@ def test_an_owner_off_the_roster_is_waited_for_then_dropped_after_the_grace(
 
 
 def test_the_tick_thread_ends_with_the_team_and_holds_only_event_and_address(
-    llm_server: ScriptedLLMServer, clock: Clock
+    llm_server: ScriptedLLMServer, clock: Any
 ) -> None:
     with ScriptedTeam(llm_server) as team:
         observer = MemberObserver(team, team.spawn("@A", []))
@@ -304,7 +282,7 @@ def test_without_a_team_every_call_says_notifications_are_unavailable() -> None:
 
 
 def test_nothing_is_delivered_while_the_team_is_restoring(
-    llm_server: ScriptedLLMServer, clock: Clock
+    llm_server: ScriptedLLMServer, clock: Any
 ) -> None:
     llm_server.fallback = structured(StructuredOutput())
     system = ActorSystem()

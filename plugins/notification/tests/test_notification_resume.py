@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,41 +11,12 @@ from akgentic_notification.actor import NotificationActor
 
 from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, StructuredOutput
 from akgentic.agent.messages import AgentMessage
-from akgentic.core import ActorSystem, AgentCard, BaseConfig
+from akgentic.core import AgentCard, BaseConfig
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import wait_for
 
 team_api = pytest.importorskip("akgentic.team")
-
-
-class Clock:
-    """A movable clock patched over ``models.now``."""
-
-    def __init__(self) -> None:
-        self.current = models.now()
-
-    def __call__(self) -> datetime:
-        return self.current
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    moved = Clock()
-    monkeypatch.setattr(models, "now", moved)
-    monkeypatch.setattr(models, "TICK_INTERVAL_S", 0.05)
-    return moved
-
-
-@pytest.fixture
-def manager(tmp_path: Path) -> Iterator[Any]:
-    system = ActorSystem()
-    store = team_api.open_event_store(f"yaml:///{tmp_path}/store")
-    teams = team_api.TeamManager(actor_system=system, event_store=store)
-    yield teams
-    teams.stop_all()
-    system.shutdown(timeout=10)
-    store.close()
 
 
 def _card(server: ScriptedLLMServer) -> Any:
@@ -84,24 +52,24 @@ def _notification_actor(runtime: Any) -> Any:
 
 
 def test_a_reminder_due_while_the_team_is_stopped_is_delivered_once_after_resume(
-    manager: Any, llm_server: ScriptedLLMServer, clock: Clock
+    team_manager: Any, llm_server: ScriptedLLMServer, clock: Any
 ) -> None:
     llm_server.add(
         tool_call("register_notification", {"content": "ping the reviewers", "delay_seconds": 60}),
         structured(StructuredOutput()),
     )
     llm_server.fallback = structured(StructuredOutput())
-    runtime = manager.create_team(_card(llm_server))
+    runtime = team_manager.create_team(_card(llm_server))
     runtime.send("Remind me in a minute to ping the reviewers.")
     wait_for(lambda: llm_server.served == 2)
     assert runtime.wait_idle(timeout=30)
     scheduled = _notification_actor(runtime).list_for(None)
     assert [entry.content for entry in scheduled] == ["ping the reviewers"]
     fire_at = scheduled[0].fire_at
-    manager.stop_team(runtime.id)
+    team_manager.stop_team(runtime.id)
 
-    clock.current += timedelta(seconds=120)
-    resumed = manager.resume_team(runtime.id)
+    clock.advance(120)
+    resumed = team_manager.resume_team(runtime.id)
     wait_for(lambda: llm_server.served == 3)
     assert resumed.wait_idle(timeout=30)
 
