@@ -11,7 +11,7 @@ from typing import Any
 
 import akgentic_bwrap.plugin as bwrap_plugin
 import pytest
-from akgentic_bwrap import BwrapBackend, bwrap_unavailable_reason
+from akgentic_bwrap import BwrapBackend
 
 from akgentic.sandbox import (
     ResourceLimits,
@@ -23,13 +23,7 @@ from akgentic.sandbox import (
 LIMITS = ResourceLimits(max_processes=32, tmp_bytes=8 * 1024**2, max_file_bytes=8 * 1024**2)
 
 
-@pytest.fixture(autouse=True)
-def _needs_bwrap() -> None:
-    reason = bwrap_unavailable_reason()
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{reason} (CI=true: bubblewrap must run here)")
-        pytest.skip(reason)
+pytestmark = pytest.mark.usefixtures("needs_bwrap")
 
 
 @pytest.fixture

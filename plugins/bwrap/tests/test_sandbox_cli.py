@@ -8,16 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from akgentic_bwrap import bwrap_unavailable_reason
 
-
-@pytest.fixture(autouse=True)
-def _needs_bwrap() -> None:
-    reason = bwrap_unavailable_reason()
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{reason} (CI=true: bubblewrap must run here)")
-        pytest.skip(reason)
+pytestmark = pytest.mark.usefixtures("needs_bwrap")
 
 
 def akgentic(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

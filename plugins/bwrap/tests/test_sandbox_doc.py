@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
 from pathlib import Path
 
@@ -14,14 +13,10 @@ from akgentic_bwrap import bwrap_unavailable_reason
 DOC = Path(__file__).resolve().parents[3] / "docs" / "sandbox.md"
 
 
+@pytest.mark.usefixtures("needs_bwrap")
 def test_the_python_example_runs_and_prints_the_documented_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    reason = bwrap_unavailable_reason()
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
     monkeypatch.delenv("AKGENTIC_SANDBOX_BACKEND", raising=False)
     [example] = [
         block
