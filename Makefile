@@ -29,8 +29,10 @@ lint: install
 	$(BIN)/ruff check akgentic tests plugins bench examples
 	$(BIN)/ruff format --check akgentic tests plugins bench examples
 
+# The examples are checked on their own: they import each other as scripts do.
 typecheck: install
 	$(BIN)/mypy akgentic tests $(wildcard bench/*.py)
+	MYPYPATH=examples $(BIN)/mypy examples
 	set -e; for d in $(PLUGIN_DIRS); do MYPYPATH=$$d $(BIN)/mypy $$d; done
 
 pytest: install

@@ -1,3 +1,7 @@
+# The guide imports cards from seed paths (akgentic.tool.planning, akgentic.tool.search)
+# that plugin packages serve at run time through the alias finder; no file stands there
+# for mypy to read, and the guide's block below must stay as the guide has it.
+# mypy: disable-error-code="import-not-found"
 """The Quick Start of the tool guide (docs/tool-quickstart.md), as a script.
 
 The block between the two ``# ----`` lines is the guide's code, unchanged (the
