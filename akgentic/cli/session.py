@@ -30,6 +30,7 @@ from rich.console import Console
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from akgentic.core.actor_system import ActorSystem
     from akgentic.core.messages.message import Message
     from akgentic.team.card import TeamCard
     from akgentic.team.manager import TeamManager
@@ -59,6 +60,7 @@ __all__ = [
     "print_error",
     "route_line",
     "run_alone",
+    "shut_down",
     "stop_signals_interrupt",
     "store_path_problem",
     "store_url",
@@ -426,11 +428,20 @@ def managed_teams(
         try:
             yield manager
         finally:
-            try:
-                manager.stop_all()
-            finally:
-                system.shutdown(timeout=30)
-                store.close()
+            shut_down(manager, system, store)
+
+
+def shut_down(manager: TeamManager, system: ActorSystem, store: EventStore) -> None:
+    """Stop every team ``manager`` runs, then the actor system, then close ``store``.
+
+    Each step runs even when the one before it raised, so a failing stop never
+    leaves actor threads running or the store open.
+    """
+    try:
+        manager.stop_all()
+    finally:
+        system.shutdown(timeout=30)
+        store.close()
 
 
 def _interrupt_on_claim_lost(team_id: UUID, error: Exception) -> None:

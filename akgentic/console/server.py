@@ -57,6 +57,7 @@ def open_console(
     Off loopback a ``token`` is required (``ValueError`` without one): callers
     resolve it with :func:`akgentic.console.security.resolve_token` first.
     """
+    from akgentic.cli.session import shut_down
     from akgentic.console.app import create_app
     from akgentic.core.actor_system import ActorSystem
     from akgentic.team.manager import TeamManager
@@ -71,11 +72,7 @@ def open_console(
     try:
         yield Console(service, create_app(service, token=token, loopback=loopback), token)
     finally:
-        try:
-            manager.stop_all()
-        finally:
-            system.shutdown(timeout=30)
-            store.close()
+        shut_down(manager, system, store)
 
 
 def _config(app: Any, host: str, port: int) -> Any:

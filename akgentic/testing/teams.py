@@ -15,7 +15,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from akgentic.agent import AgentConfig, BaseAgent, HumanProxy
 from akgentic.agent.messages import AgentMessage
@@ -25,6 +25,10 @@ from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import SentMessage
 from akgentic.testing.llm_server import ScriptedLLMServer
 from akgentic.tool import ToolCard
+
+if TYPE_CHECKING:
+    from akgentic.core import AgentCard
+    from akgentic.team.card import TeamCard
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = 30.0) -> None:
@@ -37,7 +41,26 @@ def wait_for(predicate: Callable[[], object], timeout: float = 30.0) -> None:
         pause.wait(0.01)
 
 
-__all__ = ["ScriptedTeam", "wait_for"]
+__all__ = ["ScriptedTeam", "human_led_team", "wait_for"]
+
+
+def human_led_team(name: str, description: str, *members: AgentCard) -> TeamCard:
+    """A team card entered through ``@Human`` (a HumanProxy), ``members`` its supervisors."""
+    from akgentic.core import AgentCard
+    from akgentic.team import TeamCard, TeamCardMember
+
+    human = AgentCard(
+        description="The human",
+        agent_class=HumanProxy,
+        config=BaseConfig(name="@Human", role="Human"),
+    )
+    return TeamCard(
+        name=name,
+        description=description,
+        entry_point=TeamCardMember(card=human),
+        members=[TeamCardMember(card=member) for member in members],
+        message_types=[AgentMessage],
+    )
 
 
 class ScriptedTeam:

@@ -7,11 +7,10 @@ from typing import Any
 import pytest
 from akgentic_model import ModelTool, SwitchModel
 
-from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, Request, StructuredOutput
-from akgentic.agent.messages import AgentMessage
-from akgentic.core import AgentCard, BaseConfig
+from akgentic.agent import AgentConfig, BaseAgent, Request, StructuredOutput
+from akgentic.core import AgentCard
 from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import ScriptedTeam, wait_for
+from akgentic.testing.teams import ScriptedTeam, human_led_team, wait_for
 from akgentic.tool import COMMAND
 
 team_api = pytest.importorskip("akgentic.team")
@@ -24,23 +23,12 @@ def roster(server: ScriptedLLMServer) -> list[Any]:
 
 
 def team_card(server: ScriptedLLMServer, models: list[Any]) -> Any:
-    human = AgentCard(
-        description="The human",
-        agent_class=HumanProxy,
-        config=BaseConfig(name="@Human", role="Human"),
-    )
     writer = AgentCard(
         description="Writes",
         agent_class=BaseAgent,
         config=AgentConfig(name="@Writer", role="Writer", model_cfg=models, tools=[ModelTool()]),
     )
-    return team_api.TeamCard(
-        name="switchers",
-        description="A writer that may switch models",
-        entry_point=team_api.TeamCardMember(card=human),
-        members=[team_api.TeamCardMember(card=writer)],
-        message_types=[AgentMessage],
-    )
+    return human_led_team("switchers", "A writer that may switch models", writer)
 
 
 def test_a_switched_model_answers_the_first_turn_after_a_resume(

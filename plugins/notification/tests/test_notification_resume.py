@@ -9,22 +9,16 @@ import pytest
 from akgentic_notification import NotificationTool, models
 from akgentic_notification.actor import NotificationActor
 
-from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, StructuredOutput
-from akgentic.agent.messages import AgentMessage
-from akgentic.core import AgentCard, BaseConfig
+from akgentic.agent import AgentConfig, BaseAgent, StructuredOutput
+from akgentic.core import AgentCard
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import wait_for
+from akgentic.testing.teams import human_led_team, wait_for
 
 team_api = pytest.importorskip("akgentic.team")
 
 
 def _card(server: ScriptedLLMServer) -> Any:
-    human = AgentCard(
-        description="The human",
-        agent_class=HumanProxy,
-        config=BaseConfig(name="@Human", role="Human"),
-    )
     writer = AgentCard(
         description="Writes, and reminds itself",
         agent_class=BaseAgent,
@@ -35,13 +29,7 @@ def _card(server: ScriptedLLMServer) -> Any:
             tools=[NotificationTool()],
         ),
     )
-    return team_api.TeamCard(
-        name="reminders",
-        description="A writer with reminders",
-        entry_point=team_api.TeamCardMember(card=human),
-        members=[team_api.TeamCardMember(card=writer)],
-        message_types=[AgentMessage],
-    )
+    return human_led_team("reminders", "A writer with reminders", writer)
 
 
 def _notification_actor(runtime: Any) -> Any:
