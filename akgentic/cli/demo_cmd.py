@@ -321,7 +321,7 @@ def _main() -> None:  # pragma: no cover - exercised through subprocesses
     run_alone(
         "demo",
         demo_command,
-        "akgentic demo, on its own (before it is mounted in the app).",
+        "akgentic demo, on its own (before it is mounted in the main application).",
         no_args_is_help=False,
     )
 

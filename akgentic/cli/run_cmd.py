@@ -152,7 +152,11 @@ def run_command(
 
 
 def _main() -> None:  # pragma: no cover - exercised through subprocesses
-    run_alone("run", run_command, "akgentic run, on its own (before it is mounted in the app).")
+    run_alone(
+        "run",
+        run_command,
+        "akgentic run, on its own (before it is mounted in the main application).",
+    )
 
 
 if __name__ == "__main__":
