@@ -9,6 +9,8 @@ cluster are walked; the in-memory backend has nothing outside its team.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -51,6 +53,20 @@ def _admin(spec: Any) -> Any:
     return spec.factory(BackendContext(param, team_id=None))
 
 
+@contextmanager
+def _cluster_errors() -> Iterator[None]:
+    """Any failure reaching a cluster is one ``error:`` line and exit 2; clients are closed."""
+    from akgentic.vector.clients import close_all
+
+    try:
+        yield
+    except Exception as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    finally:
+        close_all()
+
+
 def vector_app() -> typer.Typer:
     """The ``vector`` command group."""
     app = typer.Typer(help="Inspect and clean the vector clusters.", no_args_is_help=True)
@@ -61,19 +77,12 @@ def vector_app() -> typer.Typer:
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
     ) -> None:
         """List the collections of every configured cluster backend."""
-        from akgentic.vector.clients import close_all
         from akgentic.vector.protocol import is_shared
 
-        err = Console(stderr=True)
-        try:
+        with _cluster_errors():
             found = {
                 s.name: sorted(_admin(s).list_collections()) for s in _cluster_backends(backend)
             }
-        except Exception as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
-            raise typer.Exit(2) from None
-        finally:
-            close_all()
         if as_json:
             typer.echo(json.dumps({"backends": found}))
             return
@@ -93,19 +102,17 @@ def vector_app() -> typer.Typer:
         ] = None,
     ) -> None:
         """Delete every row a team wrote in the team-scoped collections of the clusters."""
-        from akgentic.vector.clients import close_all
         from akgentic.vector.protocol import is_shared
 
-        err = Console(stderr=True)
         if collection is not None and is_shared(collection):
-            err.print(
+            Console(stderr=True).print(
                 f"[red]error:[/red] collection {collection!r} is shared across teams; "
                 "its rows are bounded by scope and are never reaped by team",
                 highlight=False,
             )
             raise typer.Exit(2)
         total = 0
-        try:
+        with _cluster_errors():
             for spec in _cluster_backends(backend):
                 admin = _admin(spec)
                 names = [collection] if collection else admin.list_collections()
@@ -116,11 +123,6 @@ def vector_app() -> typer.Typer:
                     removed = admin.delete_by_team(name, team_id)
                     total += removed
                     typer.echo(f"{spec.name}/{name}: {removed} rows deleted")
-        except Exception as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
-            raise typer.Exit(2) from None
-        finally:
-            close_all()
         typer.echo(f"{total} rows of team {team_id} deleted")
 
     return app
