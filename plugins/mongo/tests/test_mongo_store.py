@@ -37,6 +37,7 @@ from akgentic.testing.event_store_contract import (
 class TestMongomockContract(EventStoreContract):
     opener = "akgentic_mongo.testing:open_mongomock_store"
     native_paging = True
+    supports_takeover = True
     supports_crash_test = False  # mongomock lives in the test process only
 
     @pytest.fixture
@@ -48,6 +49,7 @@ class TestMongomockContract(EventStoreContract):
 class TestMongoServerContract(EventStoreContract):
     opener = "akgentic_mongo.store:MongoEventStore.from_url"
     native_paging = True
+    supports_takeover = True
 
     @pytest.fixture
     def store_url(self, real_mongo_url: str) -> str:
