@@ -154,7 +154,7 @@ class _ChildOwner:
         self.lines.put(None)
 
     def line(self) -> str:
-        """The next line, counting acknowledgements (``AssertionError`` at the end or on timeout)."""
+        """The next line, counting acks (``AssertionError`` at the end or on a timeout)."""
         try:
             text = self.lines.get(timeout=CHILD_TIMEOUT)
         except queue.Empty:

@@ -519,7 +519,7 @@ class SqliteEventStore(ClosingStore):
         return claimed
 
     def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
-        """Bump the epoch from ``epoch`` for ``owner``, whoever holds the lock (``TakeoverEventStore``).
+        """Bump the epoch from ``epoch`` for ``owner``, lock held or not (``TakeoverEventStore``).
 
         The compare-and-set runs in one ``BEGIN IMMEDIATE`` transaction, the
         same kind every fenced write checks its epoch in, so a write of the

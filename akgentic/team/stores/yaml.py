@@ -623,7 +623,7 @@ class YamlEventStore(ClosingStore):
         return claimed
 
     def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
-        """Bump the epoch from ``epoch`` for ``owner``, whoever holds the claim (``TakeoverEventStore``).
+        """Bump the epoch from ``epoch`` for ``owner``, claim held or not (``TakeoverEventStore``).
 
         The compare-and-set runs under the team's exclusive ``.write.lock``, the
         lock every fenced write checks its epoch under, so a write of the

@@ -1,4 +1,4 @@
-"""The NATS runtime holds the runtime contract with a SQLite file, and a YAML directory, as the fence.
+"""The NATS runtime holds the runtime contract with a SQLite file or a YAML directory as fence.
 
 The workers are subprocesses on one machine sharing the store file (or
 directory), so the frozen-worker test only passes when a worker can take a team
