@@ -34,6 +34,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 from uuid import UUID
@@ -69,7 +70,7 @@ def _try_fenced_writes(store: EventStore, team_id: UUID, epoch: int, sequence: i
     snapshot = AgentStateSnapshot(
         team_id=team_id, agent_id="fenced", state=ContractState(counter=epoch)
     )
-    attempts = (
+    attempts: tuple[tuple[str, Callable[[], None]], ...] = (
         ("event", lambda: store.save_event(contract_event(team_id, sequence), epoch=epoch)),
         ("team", lambda: store.save_team(record.with_status(TeamStatus.STOPPED), epoch=epoch)),
         ("state", lambda: store.save_agent_state(snapshot, epoch=epoch)),
