@@ -265,7 +265,8 @@ def load_events_page(
 class TakeoverEventStore(EventStore, Protocol):
     """A store that lets a placement layer take a team over from a live but lapsed owner.
 
-    Optional: ``TeamManager.adopt`` uses it when the store offers it. Unlike
+    Optional: ``TeamManager.adopt`` uses it when the store offers it (the
+    SQLite and YAML stores and the postgres and mongo plugins do). Unlike
     :meth:`EventStore.claim_team`, it does not ask whether the current owner
     is alive (a paused process still holds its session); the runtime's lease
     decided that. The compare-and-set on ``epoch`` still holds: it succeeds

@@ -35,6 +35,13 @@ windows of a log read through :func:`akgentic.team.store.load_events_page`,
 in order, with exclusive bounds, ``limit`` and ``newest``, empty past the
 end; set ``native_paging = True`` when the store implements
 ``load_events_page`` itself.
+
+And takeover (:class:`~akgentic.testing.event_store_takeover.TakeoverContract`),
+for stores with ``take_over_team``: the epoch moves to a new owner while the
+old one still holds its claim, the old owner's writes are refused from then
+on, across processes too (frozen owners woken after being taken over, and an
+owner writing while it is taken over), with every acknowledged event kept
+once; set ``supports_takeover = True`` when the store must implement it.
 """
 
 from __future__ import annotations
@@ -73,6 +80,7 @@ from akgentic.testing.event_store_fixtures import (
 )
 from akgentic.testing.event_store_ownership import OwnershipContract, contract_owner
 from akgentic.testing.event_store_paging import PagingContract
+from akgentic.testing.event_store_takeover import TakeoverContract
 
 __all__ = [
     "HOSTILE_VALUES",
@@ -107,7 +115,7 @@ def crash_child(opener: str, url: str, team_id: str) -> None:
         print(sequence, flush=True)
 
 
-class EventStoreContract(OwnershipContract, PagingContract):
+class EventStoreContract(OwnershipContract, PagingContract, TakeoverContract):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 
     opener: ClassVar[str] = "akgentic.team.urls:open_event_store"

@@ -12,6 +12,7 @@ from akgentic.testing.event_store_contract import EventStoreContract
 class TestSqliteEventStoreContract(EventStoreContract):
     opener = "akgentic.team.stores.sqlite:SqliteEventStore.from_url"
     native_paging = True
+    supports_takeover = True
 
     @pytest.fixture
     def store_url(self, tmp_path: Path) -> str:
@@ -21,6 +22,7 @@ class TestSqliteEventStoreContract(EventStoreContract):
 class TestYamlEventStoreContract(EventStoreContract):
     opener = "akgentic.team.stores.yaml:YamlEventStore.from_url"
     native_paging = True
+    supports_takeover = True
 
     @pytest.fixture
     def store_url(self, tmp_path: Path) -> str:

@@ -20,6 +20,9 @@ threads behind a lock; several processes may open the same file.
 Claims: a team's owner holds an exclusive ``flock`` on
 ``<database>.owners/<team_id>.lock`` (see :mod:`akgentic.team.stores.claims`);
 the epoch fence reads the record's ``epoch`` inside the write transaction.
+``take_over_team`` (:class:`~akgentic.team.store.TakeoverEventStore`) bumps the
+epoch by compare-and-set in such a transaction without asking for the lock, so
+a placement layer can move a team away from a frozen owner.
 
 Faults: a file that is not a SQLite database (a text file, a zeroed header),
 a damaged one, a path under an existing file or a location this user may not
@@ -513,6 +516,32 @@ class SqliteEventStore(ClosingStore):
         except BaseException:
             self._claims.release(team_id)
             raise
+        return claimed
+
+    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
+        """Bump the epoch from ``epoch`` for ``owner``, lock held or not (``TakeoverEventStore``).
+
+        The compare-and-set runs in one ``BEGIN IMMEDIATE`` transaction, the
+        same kind every fenced write checks its epoch in, so a write of the
+        previous owner lands wholly before the takeover or is refused after
+        it. No lock file is taken or dropped: a frozen previous owner keeps its
+        ``flock`` until it wakes (and is fenced) or dies; the caller's lease
+        stands for liveness. A process frozen inside a write transaction holds
+        SQLite's write lock, so this waits for it up to the store's ``timeout``.
+        """
+        with self._transaction() as cur:
+            row = cur.execute(
+                "SELECT payload FROM teams WHERE team_id = ?", (str(team_id),)
+            ).fetchone()
+            if row is None:
+                raise TeamNotFoundError(team_id)
+            record = decode_process(row[0], str(team_id))
+            if record.epoch != epoch:
+                raise TeamClaimLostError(team_id, epoch, record.epoch)
+            claimed = record.model_copy(
+                update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
+            )
+            self._write_team(cur, claimed)
         return claimed
 
     def release_team(self, team_id: UUID) -> None:

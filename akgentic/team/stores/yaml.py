@@ -20,8 +20,11 @@ still loses nothing acknowledged, a power cut may.
 Claims: a team's owner holds an exclusive ``flock`` on
 ``.owners/<team_id>.lock`` under the root (see :mod:`akgentic.team.stores.claims`).
 The epoch fence is the ``epoch`` of ``team.yaml``, read under
-``<team_id>/.write.lock``: a claim holds it exclusively while it rewrites the
-record, a fenced append holds it shared while it checks and writes.
+``<team_id>/.write.lock``: a claim or a takeover holds it exclusively while it
+rewrites the record, a fenced append holds it shared while it checks and
+writes. ``take_over_team`` (:class:`~akgentic.team.store.TakeoverEventStore`)
+bumps the epoch by compare-and-set without asking for the owner's lock, so a
+placement layer can move a team away from a frozen owner.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import os
 import re
 import shutil
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +55,7 @@ from akgentic.team.errors import (
     StoreUnreadableError,
     TeamClaimLostError,
     TeamNotFoundError,
+    TeamOwnedError,
     TeamRecordUnreadableError,
     TeamStateError,
 )
@@ -157,6 +162,8 @@ class YamlEventStore(ClosingStore):
                 "(is part of the path a file, or not writable?)"
             ) from None
         self._claims = LockFileClaims(self.root / OWNERS_DIR)
+        #: Seconds ``take_over_team`` waits for a write in progress to finish.
+        self.takeover_wait = 30.0
         self._epochs: dict[UUID, tuple[tuple[int, int, int], int]] = {}
         self.fsync = fsync
         self._closed = False
@@ -200,14 +207,23 @@ class YamlEventStore(ClosingStore):
             yield
 
     @contextlib.contextmanager
-    def _write_lock(self, team_id: UUID, exclusive: bool) -> Iterator[None]:
-        """The team's ``.write.lock`` flock: exclusive for claims, shared for fenced writes."""
+    def _write_lock(
+        self, team_id: UUID, exclusive: bool, wait: float | None = None
+    ) -> Iterator[None]:
+        """The team's ``.write.lock`` flock: exclusive for claims, shared for fenced writes.
+
+        With ``wait``, give up after that many seconds (``TimeoutError``).
+        """
         team_dir = self._team_dir(team_id)
         team_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(team_dir / WRITE_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+                mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+                if wait is None:
+                    fcntl.flock(fd, mode)
+                else:
+                    _flock_within(fd, mode, wait)
             yield
         finally:
             os.close(fd)
@@ -606,6 +622,50 @@ class YamlEventStore(ClosingStore):
             raise
         return claimed
 
+    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
+        """Bump the epoch from ``epoch`` for ``owner``, claim held or not (``TakeoverEventStore``).
+
+        The compare-and-set runs under the team's exclusive ``.write.lock``, the
+        lock every fenced write checks its epoch under, so a write of the
+        previous owner lands wholly before the takeover or is refused after it.
+        The ``.owners`` lock is neither asked for nor dropped: a frozen previous
+        owner keeps it until it wakes (and is fenced) or dies; the caller's
+        lease stands for liveness. An owner frozen in the middle of a write
+        holds ``.write.lock``: after :attr:`takeover_wait` seconds the takeover
+        gives up with ``TeamOwnedError`` and changes nothing.
+        """
+        with self._team_lock(team_id):
+            if self._stored_epoch(team_id) is None:
+                raise TeamNotFoundError(team_id)
+            try:
+                with self._write_lock(team_id, exclusive=True, wait=self.takeover_wait):
+                    current = self.load_team(team_id)
+                    if current is None:
+                        raise TeamNotFoundError(team_id)
+                    if current.epoch != epoch:
+                        raise TeamClaimLostError(team_id, epoch, current.epoch)
+                    claimed = current.model_copy(
+                        update={
+                            "owner": owner,
+                            "epoch": current.epoch + 1,
+                            "updated_at": utc_now(),
+                            "metadata_indexes": derive_metadata_indexes(current.metadata),
+                        }
+                    )
+                    target = self._team_dir(team_id) / TEAM_FILE
+                    self._replace_file(target, _dump_yaml(claimed.model_dump()))
+            except TimeoutError:
+                where = self.load_team(team_id)
+                holder = where.owner.describe() if where and where.owner else None
+                raise TeamOwnedError(
+                    team_id,
+                    holder,
+                    f"team {team_id}: its owner ({holder or 'another process'}) has been in "
+                    f"the middle of a write for {self.takeover_wait:g} s (frozen?); the "
+                    "takeover changed nothing, try again",
+                ) from None
+        return claimed
+
     def release_team(self, team_id: UUID) -> None:
         """Drop this store's lock on ``team_id``."""
         self._claims.release(team_id)
@@ -674,6 +734,21 @@ class YamlEventStore(ClosingStore):
 
     def __repr__(self) -> str:
         return f"YamlEventStore({str(self.root)!r})"
+
+
+def _flock_within(fd: int, mode: int, wait: float) -> None:
+    """``flock`` that gives up after ``wait`` seconds (``TimeoutError``)."""
+    assert fcntl is not None
+    deadline = time.monotonic() + wait
+    pause = threading.Event()
+    while True:
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"lock not free within {wait:g} s") from None
+            pause.wait(0.01)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -32,6 +32,9 @@ runs. Fenced writes check ``epoch`` first: inside the write's transaction on a
 replica set (the fence updates the team document, so a concurrent claim
 conflicts), just before the write on a standalone server (a claim landing in
 between can let one last write of the old owner through).
+``take_over_team`` (:class:`~akgentic.team.store.TakeoverEventStore`) bumps the
+epoch by the same compare-and-set without asking whether the holder is alive,
+so a placement layer can move a team away from a frozen owner.
 
 Atomicity: on a replica set or sharded cluster, ``save_events`` and
 ``delete_team`` each run in one multi-document transaction. On a standalone
@@ -623,6 +626,39 @@ class MongoEventStore(ClosingStore):
                     target=self._renew_leases, name="akgentic-mongo-leases", daemon=True
                 )
                 self._renewer.start()
+        return claimed
+
+    @_translated
+    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
+        """Bump the epoch from ``epoch`` for ``owner``, live claim or not (``TakeoverEventStore``).
+
+        One ``update_one`` filtered on the epoch: the server applies it
+        atomically, so of several takeovers from one epoch exactly one wins.
+        The previous holder's ``claim`` is left as it is (it still says who
+        holds a session; the caller's lease stands for liveness) and no claim is
+        taken. On a replica set the previous owner's fenced writes touch the
+        team document in their transaction, so each lands wholly before the
+        takeover or is refused; on a standalone server one write already past
+        its fence check can still land just after it.
+        """
+        self._check_open()
+        key = str(team_id)
+        doc = self._team_op("find_one", {"_id": key})
+        if doc is None:
+            raise TeamNotFoundError(team_id)
+        found = int(doc.get("epoch", 0))
+        if found != epoch:
+            raise TeamClaimLostError(team_id, epoch, found)
+        record = decode_process(doc["payload"], key)
+        claimed = record.model_copy(
+            update={"owner": owner, "epoch": epoch + 1, "updated_at": utc_now()}
+        )
+        result = self._team_op(
+            "update_one", {"_id": key, **_epoch_filter(doc)}, {"$set": _team_fields(claimed)}
+        )
+        if not result.matched_count:  # another takeover or claim came first
+            self._fence(team_id, epoch)  # raises, naming the epoch found
+            raise TeamClaimLostError(team_id, epoch, None)  # the document vanished meanwhile
         return claimed
 
     def _renew_leases(self) -> None:

@@ -8,6 +8,14 @@ it, and it has no transactions, so the store's standalone code paths are the
 ones exercised. :class:`TestMongoServerContract` runs the whole kit, SIGKILL
 test included, against a real server when ``AKGENTIC_TEST_MONGO_URL`` is set
 (it is skipped otherwise).
+
+Takeover (``take_over_team``): on mongomock the kit's in-process cases run —
+the compare-and-set on the epoch, the old holder's writes refused, stale epochs
+and unknown teams, handles racing from one epoch (mongomock applies each
+``update_one`` under one lock, as a server applies it atomically). The
+cross-process cases (owners frozen by SIGSTOP, an owner taken over while it
+writes) and the replica-set path, where a fenced write and a takeover conflict
+inside a transaction, are only verified against a real server.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from akgentic.testing.event_store_contract import (
 class TestMongomockContract(EventStoreContract):
     opener = "akgentic_mongo.testing:open_mongomock_store"
     native_paging = True
+    supports_takeover = True
     supports_crash_test = False  # mongomock lives in the test process only
 
     @pytest.fixture
@@ -48,6 +57,7 @@ class TestMongomockContract(EventStoreContract):
 class TestMongoServerContract(EventStoreContract):
     opener = "akgentic_mongo.store:MongoEventStore.from_url"
     native_paging = True
+    supports_takeover = True
 
     @pytest.fixture
     def store_url(self, real_mongo_url: str) -> str:

@@ -25,6 +25,7 @@ from akgentic.testing.event_store_contract import (
 class TestPostgresEventStoreContract(EventStoreContract):
     opener = "akgentic_postgres.store:PostgresEventStore.from_url"
     native_paging = True
+    supports_takeover = True
 
     @pytest.fixture
     def store_url(self, initialised_url: str) -> str:
