@@ -369,7 +369,8 @@ def bench_embedder(embedder: Any, single: int, batch: int) -> dict[str, float]:
     return {"texts_per_s_single": round(single_rate, 1), "texts_per_s_batch": round(batch_rate, 1)}
 
 
-def embedders(scale: int) -> dict[str, Any]:
+def embedders(scale: int, wanted: set[str] | None = None) -> dict[str, Any]:
+    """Texts per second of ``hashing`` and ``minilm`` (when installed), or of ``wanted``."""
     out: dict[str, Any] = {}
     try:
         hashing = plugin("akgentic_embed_local.hashing")
@@ -377,8 +378,11 @@ def embedders(scale: int) -> dict[str, Any]:
     except ImportError:
         print("akgentic-embed-local not installed: embedders skipped", file=sys.stderr)
         return out
-    embedder = hashing.HashingEmbedder(dimension=DIM)
-    out["hashing"] = bench_embedder(embedder, 2000 // scale, 2000 // scale)
+    if wanted is None or "hashing" in wanted:
+        embedder = hashing.HashingEmbedder(dimension=DIM)
+        out["hashing"] = bench_embedder(embedder, 2000 // scale, 2000 // scale)
+    if wanted is not None and "minilm" not in wanted:
+        return out
     reason = minilm.minilm_unavailable()
     if reason is None:
         out["minilm"] = bench_embedder(minilm.MiniLMEmbedder(), 100 // scale, 512 // scale)
@@ -394,6 +398,7 @@ def main() -> None:
         "--backends", default="inmemory,qdrant,qdrant-edge", help="comma-separated subset"
     )
     parser.add_argument("--no-embedders", action="store_true", help="skip the embedders")
+    parser.add_argument("--embedders", help="comma-separated subset of hashing,minilm")
     parser.add_argument("--resident-of", help=argparse.SUPPRESS)  # the child of resident_per
     parser.add_argument("--rows", type=int, default=10_000, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -419,8 +424,53 @@ def main() -> None:
     if "qdrant-edge" in wanted:
         bench_edge(report, sizes)
     if not args.no_embedders:
-        report["embedders"] = embedders(scale)
+        report["embedders"] = embedders(
+            scale, set(args.embedders.split(",")) if args.embedders else None
+        )
+    check_report(report)
     print(json.dumps(report))
+
+
+#: The keys the issue's checks read, per backend and per embedder.
+BACKEND_KEYS = (
+    "upsert_rows_per_s",
+    "query_p50_ms",
+    "query_p99_ms",
+    "hybrid_p50_ms_10000",
+    "restore_s_10000",
+    "mib_per_10000",
+    "add_one_ms_10000",
+)
+EMBEDDER_KEYS = ("texts_per_s_single", "texts_per_s_batch")
+
+
+def check_report(report: dict[str, Any]) -> None:
+    """Refuse to print a report missing a key the issue names, or of the wrong shape.
+
+    ``restore_s_10000`` may be None only for a backend whose rows do not live in a
+    team's log (the clusters and qdrant-edge keep them in their own storage).
+    """
+    sizes = [str(n) for n in report["sizes"]]
+    problems = []
+    for name, figures in report["backends"].items():
+        for key in BACKEND_KEYS:
+            if key not in figures:
+                problems.append(f"{name}: no {key}")
+        for key in ("query_p50_ms", "query_p99_ms"):
+            if sorted(figures.get(key, {}), key=int) != sizes:
+                problems.append(f"{name}: {key} is not keyed by {sizes}")
+        for key in BACKEND_KEYS:
+            value = figures.get(key)
+            if key.startswith("query_") or (key == "restore_s_10000" and name != "inmemory"):
+                continue
+            if not isinstance(value, int | float) or value < 0:
+                problems.append(f"{name}: {key} is {value!r}, not a number")
+    for name, figures in report["embedders"].items():
+        for key in EMBEDDER_KEYS:
+            if not isinstance(figures.get(key), int | float):
+                problems.append(f"{name}: {key} is {figures.get(key)!r}")
+    if problems:
+        raise SystemExit("bench report incomplete: " + "; ".join(problems))
 
 
 def bench_qdrant(report: dict[str, Any], sizes: list[int]) -> None:
