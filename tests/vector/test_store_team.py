@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+import pykka
 import pytest
 
 from akgentic.builtin import inmemory_vectors
@@ -202,9 +203,11 @@ def test_naming_weaviate_without_its_url_fails_the_build_and_writes_nothing(
 ) -> None:
     pytest.importorskip("akgentic_weaviate", reason="the weaviate plugin is not installed")
     monkeypatch.delenv("AKGENTIC_WEAVIATE_URL", raising=False)
+    actors_before = len(pykka.ActorRegistry.get_all())
     with pytest.raises(ValueError, match="AKGENTIC_WEAVIATE_URL is not set"):
         manager.create_team(card(member("@A", vector_store=inmemory(backend="weaviate"))))
     assert event_store.list_teams() == []
+    assert len(pykka.ActorRegistry.get_all()) == actors_before  # no actor was started
 
 
 def test_four_threads_adding_through_the_store_actor_lose_nothing(manager: TeamManager) -> None:
