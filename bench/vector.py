@@ -19,7 +19,10 @@ Prints one JSON object::
   stopped team whose ``#VectorStore`` holds 10,000 rows (written in batches of 500),
   SQLite log; ``log_bytes_per_add_one`` at 10 and at 10,000 rows shows the log grows
   by the change only.
-* ``mib_per_10000``: memory the engine allocates for 10,000 rows (tracemalloc).
+* ``mib_per_10000``: resident memory (RSS) that 10,000 rows add to a fresh process
+  holding the backend, measured in a child process so that earlier runs leave
+  nothing behind; it counts native engines (Rust, mapped segment files) too.
+  ``traced_mib_per_10000`` is the Python heap part alone (tracemalloc).
 * ``add_one_ms_10000``: median time to add one row to a 10,000-row store through the
   path a card uses (the ``#VectorStore`` actor for inmemory, the backend for qdrant).
 
@@ -154,7 +157,8 @@ def bench_backend(
                     adds.append(time.perf_counter() - t0)
                 result["add_one_ms_10000"] = percentile(adds, 0.5)
         del backend
-    result["mib_per_10000"] = memory_per(make, name, sizes[1])
+    result["traced_mib_per_10000"] = memory_per(make, name, sizes[1])
+    result["mib_per_10000"] = resident_per(name, sizes[1])
     return result
 
 
@@ -182,6 +186,62 @@ def memory_per(make: Callable[[], Any], name: str, n: int) -> float:
     tracemalloc.stop()
     del backend
     return round(used / 2**20 * (10_000 / n), 2)
+
+
+def resident_mib() -> float:
+    """This process's resident set, in MiB (Linux ``/proc``)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def make_named(name: str, root: Path) -> Any:
+    """A fresh backend of ``name`` as the bench builds it (qdrant-edge under ``root``)."""
+    if name == "inmemory":
+        return InMemoryBackend(team_id=TEAM)
+    if name == "qdrant":
+        client = plugin("qdrant_client").QdrantClient(location=":memory:")
+        return plugin("akgentic_qdrant.backend").QdrantBackend(client, TEAM, lock=threading.RLock())
+    if name == "qdrant-edge":
+        edge_module = plugin("akgentic_qdrant.edge")
+        return edge_module.EdgeBackend(edge_module.EdgeStorage(root), TEAM)
+    raise ValueError(f"no bench backend named {name!r}")
+
+
+def resident_child(name: str, n: int) -> None:
+    """In a child process: print the RSS (MiB) that ``n`` rows add, scaled to 10,000."""
+    import gc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        backend = make_named(name, Path(tmp))
+        backend.create_collection("planning", param(name))
+        backend.create_collection("warm-up", param(name))
+        fill(backend, 1000, "warm-up")  # loads every code path a fill uses
+        gc.collect()
+        before = resident_mib()
+        fill(backend, n)
+        gc.collect()
+        used = resident_mib() - before
+        print(json.dumps(round(used * 10_000 / n, 2)))
+
+
+def resident_per(name: str, n: int) -> float | None:
+    """RSS per 10,000 rows of ``name``, measured in a fresh child process."""
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, __file__, "--resident-of", name, "--rows", str(n)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if out.returncode != 0:
+        print(f"resident memory of {name} not measured: {out.stderr[-500:]}", file=sys.stderr)
+        return None
+    value: float = json.loads(out.stdout.strip().splitlines()[-1])
+    return value
 
 
 # ------------------------------------------------------- the store in a team
@@ -309,7 +369,8 @@ def bench_embedder(embedder: Any, single: int, batch: int) -> dict[str, float]:
     return {"texts_per_s_single": round(single_rate, 1), "texts_per_s_batch": round(batch_rate, 1)}
 
 
-def embedders(scale: int) -> dict[str, Any]:
+def embedders(scale: int, wanted: set[str] | None = None) -> dict[str, Any]:
+    """Texts per second of ``hashing`` and ``minilm`` (when installed), or of ``wanted``."""
     out: dict[str, Any] = {}
     try:
         hashing = plugin("akgentic_embed_local.hashing")
@@ -317,8 +378,11 @@ def embedders(scale: int) -> dict[str, Any]:
     except ImportError:
         print("akgentic-embed-local not installed: embedders skipped", file=sys.stderr)
         return out
-    embedder = hashing.HashingEmbedder(dimension=DIM)
-    out["hashing"] = bench_embedder(embedder, 2000 // scale, 2000 // scale)
+    if wanted is None or "hashing" in wanted:
+        embedder = hashing.HashingEmbedder(dimension=DIM)
+        out["hashing"] = bench_embedder(embedder, 2000 // scale, 2000 // scale)
+    if wanted is not None and "minilm" not in wanted:
+        return out
     reason = minilm.minilm_unavailable()
     if reason is None:
         out["minilm"] = bench_embedder(minilm.MiniLMEmbedder(), 100 // scale, 512 // scale)
@@ -334,7 +398,13 @@ def main() -> None:
         "--backends", default="inmemory,qdrant,qdrant-edge", help="comma-separated subset"
     )
     parser.add_argument("--no-embedders", action="store_true", help="skip the embedders")
+    parser.add_argument("--embedders", help="comma-separated subset of hashing,minilm")
+    parser.add_argument("--resident-of", help=argparse.SUPPRESS)  # the child of resident_per
+    parser.add_argument("--rows", type=int, default=10_000, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.resident_of:
+        resident_child(args.resident_of, args.rows)
+        return
     wanted = set(args.backends.split(","))
     scale = 10 if args.quick or os.environ.get("AKGENTIC_BENCH_QUICK") == "1" else 1
     sizes = [1000 // scale, 10_000 // scale, 100_000 // scale]
@@ -354,8 +424,53 @@ def main() -> None:
     if "qdrant-edge" in wanted:
         bench_edge(report, sizes)
     if not args.no_embedders:
-        report["embedders"] = embedders(scale)
+        report["embedders"] = embedders(
+            scale, set(args.embedders.split(",")) if args.embedders else None
+        )
+    check_report(report)
     print(json.dumps(report))
+
+
+#: The keys the issue's checks read, per backend and per embedder.
+BACKEND_KEYS = (
+    "upsert_rows_per_s",
+    "query_p50_ms",
+    "query_p99_ms",
+    "hybrid_p50_ms_10000",
+    "restore_s_10000",
+    "mib_per_10000",
+    "add_one_ms_10000",
+)
+EMBEDDER_KEYS = ("texts_per_s_single", "texts_per_s_batch")
+
+
+def check_report(report: dict[str, Any]) -> None:
+    """Refuse to print a report missing a key the issue names, or of the wrong shape.
+
+    ``restore_s_10000`` may be None only for a backend whose rows do not live in a
+    team's log (the clusters and qdrant-edge keep them in their own storage).
+    """
+    sizes = [str(n) for n in report["sizes"]]
+    problems = []
+    for name, figures in report["backends"].items():
+        for key in BACKEND_KEYS:
+            if key not in figures:
+                problems.append(f"{name}: no {key}")
+        for key in ("query_p50_ms", "query_p99_ms"):
+            if sorted(figures.get(key, {}), key=int) != sizes:
+                problems.append(f"{name}: {key} is not keyed by {sizes}")
+        for key in BACKEND_KEYS:
+            value = figures.get(key)
+            if key.startswith("query_") or (key == "restore_s_10000" and name != "inmemory"):
+                continue
+            if not isinstance(value, int | float) or value < 0:
+                problems.append(f"{name}: {key} is {value!r}, not a number")
+    for name, figures in report["embedders"].items():
+        for key in EMBEDDER_KEYS:
+            if not isinstance(figures.get(key), int | float):
+                problems.append(f"{name}: {key} is {figures.get(key)!r}")
+    if problems:
+        raise SystemExit("bench report incomplete: " + "; ".join(problems))
 
 
 def bench_qdrant(report: dict[str, Any], sizes: list[int]) -> None:

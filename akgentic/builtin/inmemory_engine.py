@@ -22,19 +22,20 @@ import numpy as np
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from akgentic.builtin.blas_threads import single_blas_thread
+from akgentic.vector.backend_support import (
+    check_remove,
+    check_search,
+    check_team_delete,
+    writer_team,
+)
 from akgentic.vector.protocol import (
     SearchHit,
     SearchResult,
     VectorEntry,
     VectorQuery,
-    check_filters,
-    check_path_prefix,
-    check_top_k,
     clamp_score,
     is_shared,
     matches_filters,
-    require_scope,
-    require_team,
     row_object_id,
 )
 
@@ -371,9 +372,7 @@ class InMemoryBackend:
         path_prefix: str | None = None,
     ) -> None:
         """Delete the listed ids of this team that match ``scope`` and ``path_prefix``."""
-        check_path_prefix(path_prefix)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
+        check_remove(collection, self.team_id, scope, path_prefix)
         with self.storage.lock:
             target = self._collection(collection)
             visible = self._visible(collection, target, scope)
@@ -404,12 +403,9 @@ class InMemoryBackend:
         query: VectorQuery | None = None,
     ) -> SearchResult:
         """Cosine top-``top_k`` of the visible rows; ties keep insertion order."""
-        check_top_k(top_k)
-        check_path_prefix(path_prefix)
-        filters = check_filters(query)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
-        threshold = query.score_threshold if query is not None else None
+        filters, threshold, _params = check_search(
+            collection, self.team_id, top_k, scope, path_prefix, query
+        )
         with self.storage.lock:
             target = self._collection(collection)
             vector = _normalised(_as_matrix([query_vector]), target.dimension, "query vector")[0]
@@ -447,11 +443,7 @@ class InMemoryBackend:
 
     def delete_by_team(self, collection: str, team_id: str) -> int:
         """Delete every row written by ``team_id`` (refuses shared and missing collections)."""
-        if is_shared(collection):
-            raise ValueError(
-                f"Collection '{collection}' is shared across teams; its rows are never "
-                "deleted by team"
-            )
+        check_team_delete(collection)
         with self.storage.lock:
             target = self.storage.collections.get(collection)
             if target is None:
@@ -532,7 +524,7 @@ class InMemoryBackend:
 
     def _team(self, collection: str) -> str:
         """The team a row of this view is stored under (none in a shared collection)."""
-        return "" if is_shared(collection) else (self.team_id or "")
+        return writer_team(collection, self.team_id)
 
     def _visible(
         self, name: str, target: _Collection, scope: str | None

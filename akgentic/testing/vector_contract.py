@@ -171,6 +171,89 @@ class VectorBackendContract:
         nothing = VectorQuery(filters={"ref_type": "' OR 1=1"})
         assert backend.search("planning", unit_vector(1), 50, query=nothing).hits == []
 
+    def test_hostile_filter_keys_raise_before_any_row_is_read(self, backend: Any) -> None:
+        backend.add("planning", [entry("1", 1)])
+        keys = (
+            'ref_type" OR "1"="1',
+            "ref_type; DROP TABLE planning",
+            "$where",
+            "text*",
+            "Ref_Type",
+            "path.__len__",
+            "k" * 10_000,
+        )
+        for key in keys:
+            with pytest.raises(ValueError):
+                backend.search("planning", unit_vector(1), 3, query=VectorQuery(filters={key: "x"}))
+
+    @pytest.mark.parametrize("field", ["ref_id", "text", "scope", "path"])
+    def test_hostile_values_match_literally_on_every_text_field(
+        self, backend: Any, field: str
+    ) -> None:
+        # One row per hostile value in ``field``, plus a decoy that every pattern or
+        # injection reading of those values would also match.
+        values = [*HOSTILE, "%", "_", ".*", "a.b"]
+        names = values if field == "ref_id" else [f"r{i}" for i in range(len(values))]
+
+        def row(name: str, seed: int, value: str) -> VectorEntry:
+            fields = {} if field == "ref_id" else {field: value}
+            return entry(name, seed, **fields)
+
+        rows = [row(name, 10 + i, v) for i, (name, v) in enumerate(zip(names, values, strict=True))]
+        rows.append(row("axb", 99, "axb"))
+        backend.add("planning", rows)
+        for name, value in zip(names, values, strict=True):
+            hits = backend.search(
+                "planning", unit_vector(1), 50, query=VectorQuery(filters={field: value})
+            ).hits
+            assert [h.ref_id for h in hits] == [name], value[:40]
+            assert getattr(hits[0], field) == value
+            if field == "scope":
+                hits = backend.search("planning", unit_vector(1), 50, scope=value).hits
+                assert [h.ref_id for h in hits] == [name], value[:40]
+
+    def test_a_path_prefix_is_a_literal_prefix(self, backend: Any) -> None:
+        paths = ["a.b/x", "axb/x", "%/y", "' OR 1=1 --/z", "_/w", "q" * 10_000 + "/v"]
+        backend.add("planning", [entry(f"p{i}", i, path=p) for i, p in enumerate(paths)])
+        for prefix, expected in (
+            ("a.", {"p0"}),
+            ("%", {"p2"}),
+            ("' OR 1=1", {"p3"}),
+            ("_", {"p4"}),
+            ("q" * 10_000, {"p5"}),
+            ('"', set()),
+        ):
+            hits = backend.search("planning", unit_vector(1), 50, path_prefix=prefix).hits
+            assert {h.ref_id for h in hits} == expected, prefix[:40]
+        backend.remove("planning", ["p0", "p1", "p2"], path_prefix="a.")
+        left = {h.ref_id for h in backend.search("planning", unit_vector(1), 50).hits}
+        assert left == {"p1", "p2", "p3", "p4", "p5"}
+
+    def test_hostile_ref_ids_are_removed_literally(self, backend: Any) -> None:
+        ids = [*HOSTILE, "*", "%"]
+        backend.add("planning", [entry(ref_id, i) for i, ref_id in enumerate(ids)])
+        backend.remove("planning", ["' OR 1=1 --", "*", "x" * 9_999])
+        left = {h.ref_id for h in backend.search("planning", unit_vector(1), 50).hits}
+        assert left == set(ids) - {"' OR 1=1 --", "*"}
+
+    @pytest.mark.parametrize(
+        "vector",
+        [[], [1.0] * (DIM - 1), [0.0] * DIM, [float("inf")] + [1.0] * (DIM - 1)],
+        ids=["empty", "wrong-width", "zero", "inf"],
+    )
+    def test_an_empty_or_unusable_query_vector_raises(
+        self, backend: Any, vector: list[float]
+    ) -> None:
+        backend.add("planning", [entry("1", 1)])
+        with pytest.raises(ValueError):
+            backend.search("planning", vector, 3)
+
+    def test_an_empty_batch_and_an_empty_remove_change_nothing(self, backend: Any) -> None:
+        backend.add("planning", [entry("1", 1)])
+        backend.add("planning", [])
+        backend.remove("planning", [])
+        assert backend.count("planning") == 1
+
     def test_wildcards_in_a_path_prefix_raise(self, backend: Any) -> None:
         backend.add("planning", [entry("1", 1, path="a*b")])
         for prefix in ("a*", "a?"):

@@ -112,6 +112,10 @@ def semantic_scores(
     Over-fetches ``top_k * OVERFETCH``; a repeated ref_id keeps its first (best)
     score; hits below ``query.score_threshold`` are dropped here, before normalising.
     """
+    if not query_text.strip():
+        # Blank text has no meaning to embed (and some servers refuse it): nothing to
+        # rank on this side, which is an answer, not a failure worth a warning.
+        return {}
     if store is None or embedder is None:
         logger.warning("semantic search of %r skipped: no store or embedder", collection)
         return {}

@@ -101,11 +101,26 @@ def available_embedders() -> list[str]:
     return sorted(_registry().embedders())
 
 
+_HOOKS = {"vector_backends": "akgentic_vector_backends", "embedders": "akgentic_embedders"}
+
+
 def _missing(kind: str, label: str, name: str, installed: list[str]) -> ValueError:
     message = f"No {label} named {name!r} is installed; installed: {', '.join(installed) or 'none'}"
-    distribution = DISTRIBUTIONS.get(kind, {}).get(name)
+    known = DISTRIBUTIONS.get(kind, {})
+    distribution = known.get(name)
     if distribution is not None:
-        message += f". {name!r} is provided by {distribution}: pip install '{distribution}'"
+        return ValueError(
+            f"{message}. {name!r} is provided by {distribution}: pip install '{distribution}'"
+        )
+    # A name nobody ships: say which known ones could still be installed, and how a
+    # third-party plugin would provide it, so the reader knows what to install.
+    others = [f"{n!r} (pip install '{d}')" for n, d in sorted(known.items()) if n not in installed]
+    if others:
+        message += f". Not installed but available: {', '.join(others)}"
+    message += (
+        f". Any other name comes from a plugin distribution that registers it through the "
+        f"{_HOOKS.get(kind, kind)} hook: pip install that distribution"
+    )
     return ValueError(message)
 
 

@@ -91,3 +91,25 @@ def test_keywords_fold_case_and_width_and_every_term_must_appear() -> None:
     assert keyword_match("tea", ["Alice", "likes tea"])
     assert not keyword_match("deploy database", ["deploy the web service"])
     assert not keyword_match("   ", ["anything"])
+
+
+def test_a_blank_query_embeds_nothing_and_searches_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Counting(Embedder):
+        def __init__(self) -> None:
+            self.calls: list[list[str]] = []
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            self.calls.append(texts)
+            return super().embed(texts)
+
+    store, embedder = Store([("1", 0.9)]), Counting()
+    for blank in ("", "   ", "\t\n"):
+        assert semantic_scores(store, embedder, "planning", blank, 5) == {}
+        result = hybrid_search(["k"], store, embedder, "planning", blank, 5)
+        assert [key for key, _ in result.ranked] == ["k"]
+    assert embedder.calls == [] and store.calls == []
+    assert "skipped" not in caplog.text
+    assert semantic_scores(store, embedder, "planning", "deploy", 5) == {"1": 0.9}
+    assert embedder.calls == [["deploy"]]

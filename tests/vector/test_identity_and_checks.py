@@ -73,7 +73,9 @@ def test_importing_the_vector_package_loads_no_vector_library() -> None:
     code = (
         "import sys, akgentic.vector, akgentic.tool.vector_store;"
         "import akgentic.vector.param, akgentic.vector.hybrid, akgentic.vector.clients;"
-        "bad = [m for m in ('numpy', 'qdrant_client', 'weaviate', 'openai', 'torch')"
+        "import akgentic.vector.backend_support, akgentic.vector.registry;"
+        "bad = [m for m in ('numpy', 'qdrant_client', 'qdrant_edge', 'weaviate', 'openai',"
+        " 'torch', 'akgentic.builtin.inmemory_engine', 'akgentic_qdrant', 'akgentic_weaviate')"
         " if m in sys.modules]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -95,3 +97,21 @@ def test_the_fast_id_equals_the_uuid5_of_the_compact_json_for_hostile_ids() -> N
         team, tenant, ref = parts[0] or None, parts[1] or None, parts[2]
         key = json.dumps([team or "", tenant or "", ref], ensure_ascii=True, separators=(",", ":"))
         assert stable_object_id(team, tenant, ref) == str(uuid.uuid5(OBJECT_ID_NAMESPACE, key))
+
+
+def test_the_seed_import_path_serves_the_kernel_objects_and_the_hybrid_rule() -> None:
+    """``akgentic.tool.vector_store`` is the seed's path: the same objects, not copies."""
+    import akgentic.vector.clients
+    import akgentic.vector.hybrid
+    import akgentic.vector.param
+    from akgentic.tool.vector_store import VectorStoreParam, close_all, get_client, hybrid
+    from akgentic.tool.vector_store.hybrid import DEFAULT_ALPHA, fuse
+
+    assert VectorStoreParam is akgentic.vector.param.VectorStoreParam
+    assert get_client is akgentic.vector.clients.get_client
+    assert close_all is akgentic.vector.clients.close_all
+    assert hybrid.hybrid_search is akgentic.vector.hybrid.hybrid_search
+    assert DEFAULT_ALPHA == 0.7
+    ranked = fuse(["a", "b"], {"c": 0.9, "a": 0.5, "d": 0.5})
+    assert [key for key, _ in ranked] == ["c", "a", "b", "d"]
+    assert VectorStoreParam(backend="inmemory").backend == "inmemory"

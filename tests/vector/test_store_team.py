@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+import pykka
 import pytest
 
 from akgentic.builtin import inmemory_vectors
@@ -20,6 +21,7 @@ from akgentic.team import SqliteEventStore, TeamCard, TeamManager, TeamRuntime
 from akgentic.team.stores.codec import encode_event
 from akgentic.testing import wait_until
 from akgentic.vector import VectorEntry, VectorStoreChange, get_backend_spec
+from akgentic.vector.registry import DISTRIBUTIONS, available_backends
 
 DIM = 32
 
@@ -111,9 +113,28 @@ def test_a_cluster_backend_without_its_url_fails_the_build_and_writes_nothing(
     assert event_store.list_teams() == []
 
 
-def test_an_unknown_backend_lists_the_installed_ones(manager: TeamManager) -> None:
-    with pytest.raises(ValueError, match=r"installed: .*inmemory"):
+def test_an_unknown_backend_lists_the_installed_ones(
+    manager: TeamManager, event_store: SqliteEventStore
+) -> None:
+    with pytest.raises(ValueError) as caught:
         manager.create_team(card(member("@A", vector_store=inmemory(backend="nosuch"))))
+    message = str(caught.value)
+    assert "'nosuch'" in message
+    assert f"installed: {', '.join(available_backends())}" in message
+    assert "akgentic_vector_backends hook: pip install" in message
+    assert event_store.list_teams() == []
+
+
+def test_an_unknown_backend_names_the_distributions_of_known_ones_not_installed(
+    plugin_host: PluginHost, register_plugin: Callable[..., PluginInfo]
+) -> None:
+    register_plugin(inmemory_vectors, "inmemory-vectors")
+    with pytest.raises(ValueError) as caught:
+        get_backend_spec("nosuch")
+    message = str(caught.value)
+    assert "installed: inmemory." in message
+    for name, distribution in DISTRIBUTIONS["vector_backends"].items():
+        assert f"{name!r} (pip install '{distribution}')" in message
 
 
 def test_a_known_backend_that_is_not_installed_names_its_distribution(
@@ -182,9 +203,11 @@ def test_naming_weaviate_without_its_url_fails_the_build_and_writes_nothing(
 ) -> None:
     pytest.importorskip("akgentic_weaviate", reason="the weaviate plugin is not installed")
     monkeypatch.delenv("AKGENTIC_WEAVIATE_URL", raising=False)
+    actors_before = len(pykka.ActorRegistry.get_all())
     with pytest.raises(ValueError, match="AKGENTIC_WEAVIATE_URL is not set"):
         manager.create_team(card(member("@A", vector_store=inmemory(backend="weaviate"))))
     assert event_store.list_teams() == []
+    assert len(pykka.ActorRegistry.get_all()) == actors_before  # no actor was started
 
 
 def test_four_threads_adding_through_the_store_actor_lose_nothing(manager: TeamManager) -> None:

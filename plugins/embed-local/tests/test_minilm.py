@@ -35,3 +35,27 @@ def test_related_sentences_are_closer_than_unrelated_ones() -> None:
         return sum(x * y for x, y in zip(a, b, strict=True))
 
     assert cosine(car, automobile) > cosine(car, bread) + 0.2
+
+
+def test_an_embed_leaves_the_process_torch_threads_as_they_were(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+    from akgentic_embed_local.minilm import THREADS_VARIABLE, MiniLMEmbedder, encode_threads
+
+    embedder = MiniLMEmbedder()
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        one = embedder.embed(["the release plan"])[0]
+        assert torch.get_num_threads() == 3
+        monkeypatch.setenv(THREADS_VARIABLE, "2")
+        assert encode_threads() == 2
+        two = embedder.embed(["the release plan"])[0]
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
+    assert max(abs(a - b) for a, b in zip(one, two, strict=True)) < 1e-5
+    for bad in ("0", "-1", "many", ""):
+        monkeypatch.setenv(THREADS_VARIABLE, bad)
+        assert encode_threads() == 1

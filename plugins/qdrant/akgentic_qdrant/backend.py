@@ -15,22 +15,25 @@ from typing import TYPE_CHECKING, Any
 
 from qdrant_client import models
 
+from akgentic.vector.backend_support import (
+    IMPOSSIBLE,
+    check_entries,
+    check_remove,
+    check_search,
+    check_team_delete,
+    latest_rows,
+    ranked_hits,
+    row_fields,
+    writer_team,
+)
 from akgentic.vector.protocol import (
-    SearchHit,
     SearchResult,
     VectorEntry,
     VectorQuery,
-    check_filters,
-    check_path_prefix,
-    check_top_k,
     check_vector,
-    clamp_score,
     is_shared,
-    require_scope,
-    require_team,
-    row_id_factory,
 )
-from akgentic_qdrant.filters import IMPOSSIBLE, build_filter, payload_of
+from akgentic_qdrant.filters import build_filter
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
@@ -99,23 +102,22 @@ class QdrantBackend:
 
     def add(self, collection: str, entries: list[VectorEntry]) -> None:
         """Upsert points; every vector is checked before anything is sent."""
-        dimension = self._dimension(collection)
-        for entry in entries:
-            check_vector(entry.vector, dimension, f"vector of {entry.ref_id[:80]!r}")
+        check_entries(entries, self._dimension(collection))
         if not entries:
             return
-        team = "" if is_shared(collection) else (self.team_id or "")
-        points: dict[str, models.PointStruct] = {}
-        row_id = row_id_factory(collection, self.team_id, self.tenant)
-        for entry in entries:  # the last duplicate of a batch wins
-            point_id = row_id(entry.ref_id)
-            points[point_id] = models.PointStruct(
+        team = writer_team(collection, self.team_id)
+        points = [
+            models.PointStruct(
                 id=point_id,
                 vector=[float(v) for v in entry.vector],
-                payload=payload_of(entry, team, self.tenant),
+                payload=row_fields(entry, team, self.tenant),
             )
+            for point_id, entry in latest_rows(
+                collection, self.team_id, self.tenant, entries
+            ).items()
+        ]
         with self._lock:
-            self.client.upsert(collection, points=list(points.values()), wait=True)
+            self.client.upsert(collection, points=points, wait=True)
 
     def remove(
         self,
@@ -125,9 +127,7 @@ class QdrantBackend:
         path_prefix: str | None = None,
     ) -> None:
         """Delete the listed ids of this team that match ``scope`` and ``path_prefix``."""
-        check_path_prefix(path_prefix)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
+        check_remove(collection, self.team_id, scope, path_prefix)
         self._dimension(collection)
         if not ref_ids:
             return
@@ -157,11 +157,7 @@ class QdrantBackend:
         query: VectorQuery | None = None,
     ) -> SearchResult:
         """Cosine top-``top_k``; every predicate is a server-side filter."""
-        check_top_k(top_k)
-        check_path_prefix(path_prefix)
-        filters = check_filters(query)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
+        args = check_search(collection, self.team_id, top_k, scope, path_prefix, query)
         check_vector(query_vector, self._dimension(collection), "query vector")
         condition = build_filter(
             models,
@@ -170,12 +166,10 @@ class QdrantBackend:
             self.tenant,
             scope=scope,
             path_prefix=path_prefix,
-            filters=filters,
+            filters=args.filters,
         )
         if condition is IMPOSSIBLE:
             return SearchResult()
-        params = dict(query.params) if query is not None else {}
-        threshold = query.score_threshold if query is not None else None
         with self._lock:
             response = self.client.query_points(
                 collection,
@@ -183,29 +177,12 @@ class QdrantBackend:
                 query_filter=condition,
                 limit=top_k,
                 with_payload=True,
-                score_threshold=threshold,
-                **params,
+                score_threshold=args.threshold,
+                **args.params,
             )
-        hits = []
-        for point in response.points:
-            payload = point.payload or {}
-            score = clamp_score(float(point.score))
-            if threshold is not None and score < threshold:
-                continue
-            hits.append(
-                SearchHit(
-                    ref_type=str(payload.get("ref_type", "")),
-                    ref_id=str(payload.get("ref_id", "")),
-                    text=str(payload.get("text", "")),
-                    score=score,
-                    scope=payload.get("scope"),
-                    path=payload.get("path"),
-                    ordinal=payload.get("ordinal"),
-                )
-            )
-        # Equal scores come back in engine order; keep the sort stable and descending.
-        hits.sort(key=lambda h: -round(h.score, 9))
-        return SearchResult(hits=hits)
+        return SearchResult(
+            hits=ranked_hits(((p.payload, p.score) for p in response.points), args.threshold)
+        )
 
     def count(self, collection: str) -> int:
         """Points of ``collection`` visible to this team (and tenant)."""
@@ -236,11 +213,7 @@ class QdrantBackend:
 
     def delete_by_team(self, collection: str, team_id: str) -> int:
         """Delete ``team_id``'s points; refuses shared and missing collections."""
-        if is_shared(collection):
-            raise ValueError(
-                f"Collection '{collection}' is shared across teams; its rows are never "
-                "deleted by team"
-            )
+        check_team_delete(collection)
         with self._lock:
             if not self.client.collection_exists(collection):
                 raise ValueError(f"collection {collection!r} does not exist")

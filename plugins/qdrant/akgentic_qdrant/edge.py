@@ -17,23 +17,26 @@ from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as edge
 
+from akgentic.vector.backend_support import (
+    IMPOSSIBLE,
+    check_entries,
+    check_remove,
+    check_search,
+    check_team_delete,
+    latest_rows,
+    ranked_hits,
+    row_fields,
+    writer_team,
+)
 from akgentic.vector.clients import ClusterKey, get_client
 from akgentic.vector.protocol import (
-    SearchHit,
     SearchResult,
     VectorEntry,
     VectorQuery,
-    check_filters,
-    check_path_prefix,
-    check_top_k,
     check_vector,
-    clamp_score,
     is_shared,
-    require_scope,
-    require_team,
-    row_id_factory,
 )
-from akgentic_qdrant.filters import IMPOSSIBLE, build_filter, payload_of
+from akgentic_qdrant.filters import build_filter
 
 if TYPE_CHECKING:
     from akgentic.vector.param import VectorStoreParam
@@ -150,19 +153,17 @@ class EdgeBackend:
         """Upsert points and flush; every vector is checked first."""
         with self.storage.lock:
             shard, dimension = self._shard(collection)
-            for entry in entries:
-                check_vector(entry.vector, dimension, f"vector of {entry.ref_id[:80]!r}")
+            check_entries(entries, dimension)
             if not entries:
                 return
-            team = "" if is_shared(collection) else (self.team_id or "")
-            row_id = row_id_factory(collection, self.team_id, self.tenant)
-            points = {
-                row_id(e.ref_id): edge.Point(
-                    row_id(e.ref_id), [float(v) for v in e.vector], payload_of(e, team, self.tenant)
-                )
-                for e in entries
-            }
-            shard.update(edge.UpdateOperation.upsert_points(list(points.values())))
+            team = writer_team(collection, self.team_id)
+            points = [
+                edge.Point(point_id, [float(v) for v in e.vector], row_fields(e, team, self.tenant))
+                for point_id, e in latest_rows(
+                    collection, self.team_id, self.tenant, entries
+                ).items()
+            ]
+            shard.update(edge.UpdateOperation.upsert_points(points))
             shard.flush()
 
     def remove(
@@ -173,9 +174,7 @@ class EdgeBackend:
         path_prefix: str | None = None,
     ) -> None:
         """Delete the listed ids of this team matching ``scope`` and ``path_prefix``."""
-        check_path_prefix(path_prefix)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
+        check_remove(collection, self.team_id, scope, path_prefix)
         with self.storage.lock:
             shard, _dimension = self._shard(collection)
             if not ref_ids:
@@ -202,12 +201,7 @@ class EdgeBackend:
         query: VectorQuery | None = None,
     ) -> SearchResult:
         """Cosine top-``top_k`` with every predicate in the engine's filter."""
-        check_top_k(top_k)
-        check_path_prefix(path_prefix)
-        filters = check_filters(query)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
-        threshold = query.score_threshold if query is not None else None
+        args = check_search(collection, self.team_id, top_k, scope, path_prefix, query)
         with self.storage.lock:
             shard, dimension = self._shard(collection)
             check_vector(query_vector, dimension, "query vector")
@@ -218,7 +212,7 @@ class EdgeBackend:
                 self.tenant,
                 scope=scope,
                 path_prefix=path_prefix,
-                filters=filters,
+                filters=args.filters,
             )
             if condition is IMPOSSIBLE:
                 return SearchResult()
@@ -228,28 +222,12 @@ class EdgeBackend:
                     query=edge.Query.Nearest([float(v) for v in query_vector]),
                     filter=condition,
                     with_payload=True,
-                    score_threshold=threshold,
+                    score_threshold=args.threshold,
                 )
             )
-        hits = []
-        for point in points:
-            payload = point.payload or {}
-            score = clamp_score(float(point.score))
-            if threshold is not None and score < threshold:
-                continue
-            hits.append(
-                SearchHit(
-                    ref_type=str(payload.get("ref_type", "")),
-                    ref_id=str(payload.get("ref_id", "")),
-                    text=str(payload.get("text", "")),
-                    score=score,
-                    scope=payload.get("scope"),
-                    path=payload.get("path"),
-                    ordinal=payload.get("ordinal"),
-                )
-            )
-        hits.sort(key=lambda h: -round(h.score, 9))
-        return SearchResult(hits=hits)
+        return SearchResult(
+            hits=ranked_hits(((p.payload, p.score) for p in points), args.threshold)
+        )
 
     def count(self, collection: str) -> int:
         """Points visible to this team (and tenant)."""
@@ -281,11 +259,7 @@ class EdgeBackend:
 
     def delete_by_team(self, collection: str, team_id: str) -> int:
         """Delete ``team_id``'s points; refuses shared and missing collections."""
-        if is_shared(collection):
-            raise ValueError(
-                f"Collection '{collection}' is shared across teams; its rows are never "
-                "deleted by team"
-            )
+        check_team_delete(collection)
         with self.storage.lock:
             found = self.storage.shard(collection)
             if found is None:

@@ -11,45 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from akgentic.vector.backend_support import IMPOSSIBLE, typed_values
 from akgentic.vector.protocol import Scalar, is_shared
 
-__all__ = ["IMPOSSIBLE", "PAYLOAD_KEYS", "build_filter", "payload_of"]
+__all__ = ["IMPOSSIBLE", "PAYLOAD_KEYS", "build_filter"]
 
 #: Payload keys written on every point; ``tenant``, ``scope``, ``path`` and
-#: ``ordinal`` only when set.
+#: ``ordinal`` only when set (see :func:`akgentic.vector.backend_support.row_fields`).
 PAYLOAD_KEYS = ("ref_type", "ref_id", "text", "team_id", "tenant", "scope", "path", "ordinal")
-
-_STRING_KEYS = frozenset({"ref_type", "ref_id", "text", "scope", "path"})
-
-
-class _Impossible:
-    """Marker: the filters can match nothing (a value of the wrong type for its key)."""
-
-
-IMPOSSIBLE = _Impossible()
-
-
-def payload_of(entry: Any, team_id: str, tenant: str | None) -> dict[str, Any]:
-    """The payload of a point for ``entry`` written by ``team_id``."""
-    payload: dict[str, Any] = {
-        "ref_type": entry.ref_type,
-        "ref_id": entry.ref_id,
-        "text": entry.text,
-        "team_id": team_id,
-    }
-    if tenant is not None:
-        payload["tenant"] = tenant
-    for key in ("scope", "path", "ordinal"):
-        value = getattr(entry, key)
-        if value is not None:
-            payload[key] = value
-    return payload
-
-
-def _values_for(key: str, values: list[Scalar]) -> list[Any]:
-    if key in _STRING_KEYS:
-        return [v for v in values if isinstance(v, str)]
-    return [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
 
 
 def build_filter(
@@ -85,7 +54,7 @@ def build_filter(
     if ref_ids is not None:
         must.append(models.FieldCondition(key="ref_id", match=models.MatchAny(any=list(ref_ids))))
     for key, values in (filters or {}).items():
-        typed = _values_for(key, values)
+        typed = typed_values(key, values)
         if not typed:
             return IMPOSSIBLE
         if len(typed) == 1:

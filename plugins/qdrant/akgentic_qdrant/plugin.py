@@ -84,4 +84,15 @@ def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:
             description="Qdrant server, or a local :memory: / directory engine",
             distribution="akgentic-qdrant",
         ),
+        # Registered even without qdrant-edge-py, so that naming it says what to install
+        # instead of "no such backend"; it is never the default unless its path is set.
+        VectorBackendSpec(
+            name="qdrant-edge",
+            factory=make_edge_backend,
+            default_priority=5,
+            is_configured=_edge_configured,
+            require_configured=_require_edge,
+            description="Embedded persistent Qdrant engine (qdrant-edge-py) under a directory",
+            distribution="akgentic-qdrant[edge]",
+        ),
     ]

@@ -69,3 +69,50 @@ def test_reap_refuses_a_shared_collection_in_any_case(tmp_path: Path) -> None:
     refused = cli(path, "reap", "team-a", "--collection", "Workspace_Chunks")
     assert refused.returncode == 2
     assert "shared across teams" in refused.stderr
+
+
+def test_collections_and_reap_walk_a_qdrant_edge_directory_too(tmp_path: Path) -> None:
+    from akgentic_qdrant.edge import EdgeBackend, EdgeStorage
+
+    edge_root = tmp_path / "edge"
+    storage = EdgeStorage(edge_root)
+    edge_param = PARAM.model_copy(update={"backend": "qdrant-edge"})
+    for team, n in (("team-a", 3), ("team-b", 2)):
+        backend = EdgeBackend(storage, team)
+        backend.create_collection("planning", edge_param)
+        backend.add(
+            "planning",
+            [
+                VectorEntry(ref_type="task", ref_id=str(i), text="t", vector=[1.0, i, 0.5, 0.0])
+                for i in range(n)
+            ],
+        )
+    storage.close()
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "AKGENTIC_QDRANT_URL"},
+        "AKGENTIC_QDRANT_EDGE_PATH": str(edge_root),
+    }
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "akgentic.cli", "vector", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+
+    listed = run("collections", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == {"backends": {"qdrant-edge": ["planning"]}}
+    reaped = run("reap", "team-a")
+    assert reaped.returncode == 0, reaped.stderr
+    assert "qdrant-edge/planning: 3 rows deleted" in reaped.stdout
+    reopened = EdgeStorage(edge_root)
+    try:
+        team_b = EdgeBackend(reopened, "team-b")
+        team_b.create_collection("planning", edge_param)
+        assert team_b.count("planning") == 2
+        assert EdgeBackend(reopened, None).list_collections() == ["planning"]
+    finally:
+        reopened.close()

@@ -17,22 +17,19 @@ from weaviate.classes.config import Configure, DataType, Property, Tokenization,
 from weaviate.classes.query import MetadataQuery
 from weaviate.classes.tenants import Tenant
 
-from akgentic.vector.protocol import (
-    SearchHit,
-    SearchResult,
-    VectorEntry,
-    VectorQuery,
-    check_filters,
-    check_path_prefix,
-    check_top_k,
-    check_vector,
-    clamp_score,
-    is_shared,
-    require_scope,
-    require_team,
-    row_id_factory,
+from akgentic.vector.backend_support import (
+    IMPOSSIBLE,
+    check_entries,
+    check_remove,
+    check_search,
+    check_team_delete,
+    latest_rows,
+    ranked_hits,
+    row_fields,
+    writer_team,
 )
-from akgentic_weaviate.filters import IMPOSSIBLE, build_filter, class_name, properties_of
+from akgentic.vector.protocol import SearchResult, VectorEntry, VectorQuery, check_vector
+from akgentic_weaviate.filters import build_filter, class_name
 
 if TYPE_CHECKING:
     from akgentic.vector.param import VectorStoreParam
@@ -119,19 +116,17 @@ class WeaviateBackend:
 
     def add(self, collection: str, entries: list[VectorEntry]) -> None:
         """Upsert objects; every vector is checked before the batch is opened."""
-        dimension = self._dimension(collection)
-        for entry in entries:
-            check_vector(entry.vector, dimension, f"vector of {entry.ref_id[:80]!r}")
+        check_entries(entries, self._dimension(collection))
         if not entries:
             return
-        team = "" if is_shared(collection) else (self.team_id or "")
-        row_id = row_id_factory(collection, self.team_id, self.tenant)
-        objects = {row_id(e.ref_id): e for e in entries}  # the last duplicate wins
+        team = writer_team(collection, self.team_id)
+        objects = latest_rows(collection, self.team_id, self.tenant, entries)
         handle = self._handle(collection)
         with handle.batch.dynamic() as batch:
             for uuid, entry in objects.items():
                 batch.add_object(
-                    properties=properties_of(entry, team),
+                    # The tenant is Weaviate's own (the handle's), not a property.
+                    properties=row_fields(entry, team),
                     uuid=uuid,
                     vector=[float(v) for v in entry.vector],
                 )
@@ -147,9 +142,7 @@ class WeaviateBackend:
         path_prefix: str | None = None,
     ) -> None:
         """Delete the listed ids of this team that match ``scope`` and ``path_prefix``."""
-        check_path_prefix(path_prefix)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
+        check_remove(collection, self.team_id, scope, path_prefix)
         self._dimension(collection)
         if not ref_ids:
             return
@@ -170,44 +163,24 @@ class WeaviateBackend:
         query: VectorQuery | None = None,
     ) -> SearchResult:
         """Nearest objects; all predicates go in ``filters=`` before ``limit``."""
-        check_top_k(top_k)
-        check_path_prefix(path_prefix)
-        filters = check_filters(query)
-        require_scope(collection, scope)
-        require_team(collection, self.team_id)
+        args = check_search(collection, self.team_id, top_k, scope, path_prefix, query)
         check_vector(query_vector, self._dimension(collection), "query vector")
         where = build_filter(
-            collection, self.team_id, scope=scope, path_prefix=path_prefix, filters=filters
+            collection, self.team_id, scope=scope, path_prefix=path_prefix, filters=args.filters
         )
         if where is IMPOSSIBLE:
             return SearchResult()
-        threshold = query.score_threshold if query is not None else None
         response = self._handle(collection).query.near_vector(
             near_vector=[float(v) for v in query_vector],
             limit=top_k,
             filters=where,
             return_metadata=MetadataQuery(distance=True),
         )
-        hits = []
-        for obj in response.objects:
-            props = obj.properties or {}
-            distance = obj.metadata.distance if obj.metadata is not None else None
-            score = clamp_score(1.0 - float(distance)) if distance is not None else 0.0
-            if threshold is not None and score < threshold:
-                continue
-            hits.append(
-                SearchHit(
-                    ref_type=str(props.get("ref_type", "")),
-                    ref_id=str(props.get("ref_id", "")),
-                    text=str(props.get("text", "")),
-                    score=score,
-                    scope=props.get("scope"),
-                    path=props.get("path"),
-                    ordinal=props.get("ordinal"),
-                )
+        return SearchResult(
+            hits=ranked_hits(
+                ((o.properties, _similarity(o)) for o in response.objects), args.threshold
             )
-        hits.sort(key=lambda h: -round(h.score, 9))
-        return SearchResult(hits=hits)
+        )
 
     def count(self, collection: str) -> int:
         """Objects of ``collection`` visible to this team (in this tenant)."""
@@ -226,11 +199,7 @@ class WeaviateBackend:
 
     def delete_by_team(self, collection: str, team_id: str) -> int:
         """Delete ``team_id``'s objects in every tenant; refuses shared and missing classes."""
-        if is_shared(collection):
-            raise ValueError(
-                f"Collection '{collection}' is shared across teams; its rows are never "
-                "deleted by team"
-            )
+        check_team_delete(collection)
         cls = class_name(collection)
         if not self.client.collections.exists(cls):
             raise ValueError(f"collection {collection!r} does not exist")
@@ -243,6 +212,12 @@ class WeaviateBackend:
             result = handle.data.delete_many(where=where)
             removed += int(getattr(result, "successful", 0) or 0)
         return removed
+
+
+def _similarity(obj: Any) -> float:
+    """Cosine similarity from Weaviate's cosine distance (0 when none came back)."""
+    distance = obj.metadata.distance if obj.metadata is not None else None
+    return 0.0 if distance is None else 1.0 - float(distance)
 
 
 def _multi_tenant(collection: Any) -> bool:

@@ -13,44 +13,15 @@ from typing import Any
 
 from weaviate.classes.query import Filter
 
+from akgentic.vector.backend_support import IMPOSSIBLE, typed_values
 from akgentic.vector.protocol import Scalar, is_shared
 
-__all__ = ["IMPOSSIBLE", "build_filter", "class_name", "properties_of"]
-
-_STRING_KEYS = frozenset({"ref_type", "ref_id", "text", "scope", "path"})
-
-
-class _Impossible:
-    """Marker: a filter value of the wrong type for its key can match nothing."""
-
-
-IMPOSSIBLE = _Impossible()
+__all__ = ["IMPOSSIBLE", "build_filter", "class_name"]
 
 
 def class_name(collection: str) -> str:
     """The Weaviate class of a collection: Weaviate capitalises the first letter."""
     return collection[:1].upper() + collection[1:]
-
-
-def properties_of(entry: Any, team_id: str) -> dict[str, Any]:
-    """The object properties of ``entry``; ``scope``, ``path``, ``ordinal`` only when set."""
-    properties: dict[str, Any] = {
-        "ref_type": entry.ref_type,
-        "ref_id": entry.ref_id,
-        "text": entry.text,
-        "team_id": team_id,
-    }
-    for key in ("scope", "path", "ordinal"):
-        value = getattr(entry, key)
-        if value is not None:
-            properties[key] = value
-    return properties
-
-
-def _typed(key: str, values: list[Scalar]) -> list[Any]:
-    if key in _STRING_KEYS:
-        return [v for v in values if isinstance(v, str)]
-    return [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
 
 
 def build_filter(
@@ -76,7 +47,7 @@ def build_filter(
     if ref_ids is not None:
         parts.append(Filter.by_property("ref_id").contains_any(list(ref_ids)))
     for key, values in (filters or {}).items():
-        typed = _typed(key, values)
+        typed = typed_values(key, values)
         if not typed:
             return IMPOSSIBLE
         prop = Filter.by_property(key)
