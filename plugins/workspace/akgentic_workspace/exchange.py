@@ -85,7 +85,7 @@ def exchange_then_unlink(dir_fd: int, staging: str, name: str) -> bool:
     if old is None or not stat.S_ISREG(old.st_mode):
         # Something other than a file was put at the name by another hand: undo. If
         # even that fails, the new file is the one published at the name.
-        return function(dir_fd, source, dir_fd, target, _RENAME_EXCHANGE) != 0
+        return bool(function(dir_fd, source, dir_fd, target, _RENAME_EXCHANGE) != 0)
     # The published file is in place; a staging file that cannot go is swept at bind.
     with contextlib.suppress(OSError):
         os.unlink(staging, dir_fd=dir_fd)
