@@ -111,6 +111,12 @@ def _owner(markitdown: Any, ext: str) -> Any:
 
 
 def _unreadable(key: str, ext: str, error: Exception) -> str:
+    if type(error).__name__ == "UnsupportedFormatException":  # no converter took the file
+        hint = "show it with workspace_view" if ext in IMAGE_TYPES else "inspect it otherwise"
+        return (
+            f"Cannot extract text from {key}: no installed reader extracts text from {ext} "
+            f"files; {hint}."
+        )
     # MarkItDown's messages repeat a header and may carry a traceback: keep the cause.
     lines = [line.strip(" -") for line in str(error).splitlines() if line.strip(" -")]
     cause = next((line for line in lines if "threw" in line), lines[-1] if lines else "")

@@ -179,3 +179,14 @@ def test_a_corrupt_document_is_refused_not_shown_as_raw_text(
     (_tree(a) / "sound.pdf").write_bytes(make_pdf("Sound text survives next to the broken one"))
     assert "Sound text survives" in a.read("sound.pdf")
     assert len(list(cache.glob("*.json"))) == 1
+
+
+def test_an_image_type_no_converter_reads_points_to_workspace_view(make_agent: Make) -> None:
+    a = make_agent()
+    gif = (  # a valid 1x1 GIF
+        b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00"
+        b"\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
+    )
+    (_tree(a) / "dot.gif").write_bytes(gif)
+    with pytest.raises(RetriableError, match=r"no installed reader .* show it with workspace_view"):
+        a.read("dot.gif")
