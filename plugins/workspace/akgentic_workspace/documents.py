@@ -14,6 +14,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from akgentic.tool.errors import RetriableError
 
@@ -38,9 +39,23 @@ IMAGE_TYPES = {
     ".bmp": "image/bmp",
 }
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
-EXTRACTOR_VERSION = "markitdown-1"
+EXTRACTOR_VERSION = "markitdown-2"
 _CACHE_RECORDS = 32
 _warned_vision = False
+#: The MarkItDown converter that owns each document extension. Only that one may
+#: answer: MarkItDown's own fallback passes a file its format's converter rejects to the
+#: plain-text converter, which would show a corrupt document's raw bytes as its text.
+_OWNERS = {
+    ".pdf": "PdfConverter",
+    ".docx": "DocxConverter",
+    ".xlsx": "XlsxConverter",
+    ".xls": "XlsConverter",
+    ".pptx": "PptxConverter",
+    ".msg": "OutlookMsgConverter",
+    ".epub": "EpubConverter",
+}
+_IMAGE_OWNER = "ImageConverter"
+_converters: dict[str, Any] = {}
 
 
 def _replace_into(path: Path, data: bytes) -> None:
@@ -69,19 +84,48 @@ def extract_document(
         except (OSError, ValueError, KeyError):
             pass
     try:
-        result = MarkItDown().convert_stream(
+        result = _owner(MarkItDown, ext).convert_stream(
             io.BytesIO(data), stream_info=StreamInfo(extension=ext)
         )
         text = result.text_content or ""
     except Exception as error:  # converters raise their own types for unreadable inputs
-        raise RetriableError(
-            f"Cannot extract text from {key}: {type(error).__name__}: {error}"
-        ) from None
+        raise RetriableError(_unreadable(key, ext, error)) from None
     if len("".join(text.split())) < 50 and not text.strip():
         text = "<!-- markitdown: no text extracted -->"
     _replace_into(record, json.dumps({"key": key, "markdown": text}).encode())
     _evict(record.parent)
     return text
+
+
+def _owner(markitdown: Any, ext: str) -> Any:
+    """A MarkItDown that holds only the converter of ``ext`` (built once per extension)."""
+    converter = _converters.get(ext)
+    if converter is None:
+        from markitdown import converters  # type: ignore[import-not-found,unused-ignore]
+
+        owner = getattr(converters, _OWNERS.get(ext, _IMAGE_OWNER))
+        converter = markitdown(enable_builtins=False)
+        converter.register_converter(owner())
+        _converters[ext] = converter
+    return converter
+
+
+def _unreadable(key: str, ext: str, error: Exception) -> str:
+    if type(error).__name__ == "UnsupportedFormatException":  # no converter took the file
+        hint = "show it with workspace_view" if ext in IMAGE_TYPES else "inspect it otherwise"
+        return (
+            f"Cannot extract text from {key}: no installed reader extracts text from {ext} "
+            f"files; {hint}."
+        )
+    # MarkItDown's messages repeat a header and may carry a traceback: keep the cause.
+    lines = [line.strip(" -") for line in str(error).splitlines() if line.strip(" -")]
+    cause = next((line for line in lines if "threw" in line), lines[-1] if lines else "")
+    cause = cause[:300] or type(error).__name__
+    return (
+        f"Cannot extract text from {key}: it is not a readable {ext} document ({cause}). "
+        "Nothing from it was shown. If the file is damaged, ask for a good copy; to see "
+        "its raw bytes use workspace_grep or workspace_exec."
+    )
 
 
 def _evict(directory: Path) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from akgentic.tool.errors import RetriableError
+from akgentic_workspace.exchange import exchange_then_unlink, replace_flushes_for_nothing
 from akgentic_workspace.paths import ESCAPE_MESSAGE
 
 __all__ = [
@@ -64,6 +65,8 @@ class Staged:
     dir_fd: int
     name: str
     staging: str
+    #: A regular file was at the name when staging began.
+    replaces: bool = False
 
 
 class TreeFiles:
@@ -72,6 +75,8 @@ class TreeFiles:
     def __init__(self, tree: Path) -> None:
         self.tree = Path(os.path.realpath(tree))
         self._tree_str = str(self.tree)
+        # Decided once per tree: see akgentic_workspace.exchange.
+        self._exchange = replace_flushes_for_nothing(self.tree)
 
     # ------------------------------------------------------------ walking
 
@@ -224,11 +229,17 @@ class TreeFiles:
             os.close(own)
             raise
         os.close(fd)
-        return Staged(key=key, dir_fd=own, name=name, staging=staging)
+        return Staged(key=key, dir_fd=own, name=name, staging=staging, replaces=info is not None)
 
     def publish(self, staged: Staged) -> None:
         """Replace the target with the staged file (atomic within the directory)."""
         try:
+            if (
+                staged.replaces
+                and self._exchange
+                and exchange_then_unlink(staged.dir_fd, staged.staging, staged.name)
+            ):
+                return
             os.replace(
                 staged.staging, staged.name, src_dir_fd=staged.dir_fd, dst_dir_fd=staged.dir_fd
             )

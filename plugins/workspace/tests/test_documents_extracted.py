@@ -149,3 +149,44 @@ def test_without_markitdown_the_hint_names_the_extra(
     with pytest.raises(RetriableError, match=r"akgentic-workspace\[docs\]"):
         a.read("r.pdf")
     assert "plain" in a.read("notes.txt")
+
+
+_PROSE = b"Confidential draft: the merger closes on Friday and nobody may know yet. " * 4
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        # A PDF header over plain prose: the format's converter rejects it, and a
+        # fallback to plain text would have shown the prose as if extracted.
+        ("prose.pdf", b"%PDF-1.7\n" + _PROSE),
+        ("cut.pdf", make_pdf("Quarterly revenue grew by twelve percent overall")[:300]),
+        ("noise.pdf", b"%PDF-1.4\n" + bytes(range(256)) * 40),
+        ("prose.docx", _PROSE),
+    ],
+)
+def test_a_corrupt_document_is_refused_not_shown_as_raw_text(
+    make_agent: Make, name: str, data: bytes
+) -> None:
+    a = make_agent()
+    (_tree(a) / name).write_bytes(data)
+    with pytest.raises(RetriableError, match="not a readable") as refused:
+        a.read(name)
+    assert "Confidential draft" not in str(refused.value)
+    cache = Path(a.card._session.meta.path) / "cache" / "documents"
+    assert list(cache.glob("*.json")) == []  # a refusal is never cached as a result
+    # The refusal is for that file only: a sound PDF beside it still reads.
+    (_tree(a) / "sound.pdf").write_bytes(make_pdf("Sound text survives next to the broken one"))
+    assert "Sound text survives" in a.read("sound.pdf")
+    assert len(list(cache.glob("*.json"))) == 1
+
+
+def test_an_image_type_no_converter_reads_points_to_workspace_view(make_agent: Make) -> None:
+    a = make_agent()
+    gif = (  # a valid 1x1 GIF
+        b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00"
+        b"\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
+    )
+    (_tree(a) / "dot.gif").write_bytes(gif)
+    with pytest.raises(RetriableError, match=r"no installed reader .* show it with workspace_view"):
+        a.read("dot.gif")

@@ -74,6 +74,7 @@ def test_links_out_of_the_tree_are_refused_or_skipped_everywhere(
     for call in calls:
         with pytest.raises(RetriableError, match="escapes workspace root"):
             call()
+    assert not Path("/etc/evil").exists()  # these tests may run as root: nothing got there
     assert a.delete("pw") == "Deleted: pw"  # the link itself goes, never /etc/passwd
     assert Path("/etc/passwd").exists()
     outputs = [a.list("", depth=d) for d in (0, 1, 2, 5)]
@@ -89,7 +90,7 @@ def test_an_in_tree_link_resolves_to_its_target_key(make_agent: Make, tree: Path
     (tree / "sub" / "a.py").write_text("x = 1\n")
     os.symlink("sub/a.py", tree / "l")
     a = make_agent()
-    a.read("l")
+    assert "x = 1" in a.read("l")
     assert a.write("l", "x = 2\n") == "Written: sub/a.py"
     assert (tree / "sub" / "a.py").read_text() == "x = 2\n"
     assert os.path.islink(tree / "l")
@@ -163,3 +164,46 @@ def test_glob_patterns_that_escape_are_refused(make_agent: Make, tree: Path) -> 
             a.glob(pattern)
     with pytest.raises(RetriableError, match="Invalid regex pattern"):
         a.grep("(")
+
+
+def test_every_tool_refuses_an_escaping_path_and_nothing_lands_outside(
+    make_agent: Make, tree: Path
+) -> None:
+    a = make_agent()
+    outside = sorted(p.name for p in tree.parent.iterdir())
+    escape = "--- a/../x\n+++ b/../x\n@@ -0,0 +1 @@\n+evil\n"
+    calls: list[Callable[[], object]] = [
+        lambda: a.edit("../x", "a", "b"),
+        lambda: a.multi_edit([{"path": "../x", "old_string": "a", "new_string": "b"}]),
+        lambda: a.patch(escape),
+        lambda: a.mkdir("../evil"),
+        lambda: a.mkdir("/tmp/evil-from-workspace"),
+        lambda: a.rmdir("..", True, True),
+        lambda: a.list("/etc"),
+        lambda: a.grep("root", "../"),
+        lambda: a.glob("*", "/etc"),
+        lambda: a.view("../x.png"),
+    ]
+    for call in calls:
+        with pytest.raises(RetriableError, match="escapes workspace root"):
+            call()
+    assert sorted(p.name for p in tree.parent.iterdir()) == outside
+    assert not Path("/tmp/evil-from-workspace").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root (CAP_MKNOD)")
+def test_a_device_node_is_neither_read_nor_written_through(make_agent: Make, tree: Path) -> None:
+    import stat
+
+    os.mknod(tree / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers
+    a = make_agent()
+    calls: list[Callable[[], object]] = [
+        lambda: a.read("null"),
+        lambda: a.write("null", "x"),
+        lambda: a.edit("null", "a", "b"),
+    ]
+    for call in calls:
+        with pytest.raises(RetriableError, match="not a regular file"):
+            call()
+    assert stat.S_ISCHR(os.lstat(tree / "null").st_mode)  # still the node, not replaced
+    assert a.delete("null") == "Deleted: null"  # removing the node itself is allowed
