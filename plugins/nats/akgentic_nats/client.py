@@ -28,8 +28,11 @@ from akgentic_nats.wire import decode, encode, encode_card, event_from_wire
 
 __all__ = ["NatsRuntime", "connect_nats"]
 
-#: Seconds one request waits for its worker before it is asked again.
+#: Seconds one request waits for its worker's answer (after the receipt) before it is asked again.
 REQUEST_TRY = 5.0
+#: Seconds one request waits for its worker to say it received it: a request that reached
+#: a worker as it died (or froze) is asked again after this, not after ``REQUEST_TRY``.
+RECEIPT_TRY = 1.0
 
 
 class NatsRuntime:
@@ -46,6 +49,44 @@ class NatsRuntime:
             30.0,
         )
         self._js: Any = self._nc.jetstream()
+        # One subscription for every reply (like nats-py's own request multiplexer), but
+        # each request may get a receipt before its answer, so a queue per request.
+        self._replies: dict[str, asyncio.Queue[Any]] = {}
+        self._reply_prefix = self._nc.new_inbox()
+        self._loop.run(self._nc.subscribe(f"{self._reply_prefix}.*", cb=self._on_reply), 30.0)
+
+    async def _on_reply(self, msg: Any) -> None:
+        waiting = self._replies.get(msg.subject.rsplit(".", 1)[-1])
+        if waiting is not None:
+            waiting.put_nowait(msg)
+
+    async def _request(self, subject: str, body: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """One try of a request: the worker's answer (``NoRespondersError``/``TimeoutError``)."""
+        from nats.errors import NoRespondersError
+        from nats.errors import TimeoutError as NatsTimeout
+
+        token = uuid4().hex
+        replies: asyncio.Queue[Any] = asyncio.Queue()
+        self._replies[token] = replies
+        deadline = time.monotonic() + timeout
+        try:
+            await self._nc.publish(
+                subject, encode({**body, "receipt": True}), reply=f"{self._reply_prefix}.{token}"
+            )
+            wait = min(timeout, RECEIPT_TRY)
+            while True:
+                try:
+                    msg = await asyncio.wait_for(replies.get(), wait)
+                except TimeoutError:
+                    raise NatsTimeout from None
+                if msg.headers and msg.headers.get("Status") == "503":
+                    raise NoRespondersError
+                answer = decode(msg.data)
+                if not answer.get("received"):
+                    return answer
+                wait = max(deadline - time.monotonic(), 0.01)
+        finally:
+            self._replies.pop(token, None)
 
     # -- placement ---------------------------------------------------------
     async def _place(
@@ -102,8 +143,8 @@ class NatsRuntime:
                     f"no worker answered for team {team_id} in {timeout:g} s"
                 )
             try:
-                msg = await self._nc.request(
-                    self.target.team_subject(team_id), encode(body), timeout=min(left, REQUEST_TRY)
+                answer = await self._request(
+                    self.target.team_subject(team_id), body, min(left, REQUEST_TRY)
                 )
             except NoRespondersError:
                 if not place:
@@ -114,11 +155,10 @@ class NatsRuntime:
             except (TimeoutError, NatsTimeout):
                 pass
             else:
-                answer = decode(msg.data)
                 if answer.get("ok") or answer.get("error") == "not_found":
                     return answer
             await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.5)
+            pause = min(pause * 2, 0.25)
 
     def send(
         self, team_id: TeamId, content: str, *, key: str | None = None, timeout: float = 60.0

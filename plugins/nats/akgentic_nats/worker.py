@@ -104,6 +104,7 @@ class Worker:
         self._js: Any = None
         self._kv: Any = None
         self._sub: Any = None
+        self._wake: asyncio.Event | None = None
 
     # -- entry point -------------------------------------------------------
     def run(self) -> None:
@@ -126,6 +127,14 @@ class Worker:
         self._js = self._nc.jetstream()
         self._kv = await self._js.key_value(self.target.bucket)
         self._sub = await self._js.pull_subscribe_bind(self.target.consumer, self.target.stream)
+        wake = self._wake = asyncio.Event()
+
+        async def woken(msg: Any) -> None:
+            wake.set()
+
+        # A draining worker says when it handed its leases back, so the others look
+        # for work at once instead of on their next idle tick.
+        await self._nc.subscribe(self.target.wake_subject, cb=woken)
         self.deadline = time.monotonic() + self.target.lease
         await self._publish_status()
         tasks = [
@@ -272,7 +281,7 @@ class Worker:
                 await asyncio.sleep(0.5)
                 continue
             if want <= 0 or not self.lease_valid():
-                await asyncio.sleep(0.2)
+                await self._idle(0.25)
                 continue
             asked = time.monotonic()
             try:
@@ -291,6 +300,16 @@ class Worker:
                 task = asyncio.create_task(self._place(msg))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
+
+    async def _idle(self, seconds: float) -> None:
+        """Wait ``seconds``, or less when another worker hands leases back."""
+        wake = self._wake
+        if wake is None:
+            await asyncio.sleep(seconds)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), seconds)
+        wake.clear()
 
     async def _place(self, msg: Any) -> None:
         body = decode(msg.data)
@@ -384,14 +403,24 @@ class Worker:
         task.add_done_callback(self._tasks.discard)
 
     async def _handle(self, msg: Any) -> None:
-        if not self.lease_valid() or self.draining:
-            return  # frozen past the deadline, or leaving: say nothing, act on nothing
+        if self.draining:
+            # Leaving: nothing here is acted on any more; the client asks again now.
+            await self._moving(msg)
+            return
+        if not self.lease_valid():
+            return  # frozen past the deadline: say nothing, act on nothing
         body = decode(msg.data)
         team_id = UUID(msg.subject.rsplit(".", 1)[-1])
         lease = self.leases.get(team_id)
         if lease is None or not lease.ready:
+            # Said at once so the client asks again now instead of after its timeout.
+            await self._moving(msg)
             return
         op = body.get("op")
+        if body.get("receipt") and msg.reply:
+            # Before the work: a client that hears nothing soon knows the request was lost.
+            with contextlib.suppress(Exception):
+                await msg.respond(encode({"received": True}))
         loop = asyncio.get_running_loop()
         try:
             if op == "stop":
@@ -407,12 +436,23 @@ class Worker:
             logger.exception("request %s to team %s failed", op, team_id)
             answer = {"ok": False, "error": "unavailable", "detail": str(exc)}
         # Checked again: the worker may have been frozen while the request ran.
-        if not self.lease_valid() or (self.leases.get(team_id) is not lease and op != "stop"):
+        if not self.lease_valid() and not self.draining:
+            return
+        if self.draining or (self.leases.get(team_id) is not lease and op != "stop"):
+            # The team left (drain or lost claim) while the request ran: whatever it
+            # wrote is answered by the next owner from the log, under the same key.
+            await self._moving(msg)
             return
         if op == "send" and answer.get("ok"):
             self.acks += 1
         with contextlib.suppress(Exception):
             await msg.respond(encode(answer))
+
+    async def _moving(self, msg: Any) -> None:
+        """Tell the client this worker does not hold the team (not an acknowledgement)."""
+        if msg.reply:
+            with contextlib.suppress(Exception):
+                await msg.respond(encode({"ok": False, "error": "moving", "worker": self.name}))
 
     def _serve(self, team_id: UUID, op: str | None, body: dict[str, Any]) -> dict[str, Any]:
         if op == "send":
@@ -466,24 +506,44 @@ class Worker:
 
     # -- drain -------------------------------------------------------------
     async def _drain(self) -> None:
-        """Leave the registry, let go of every team and hand the leases back at once."""
+        """Leave the registry, hand every lease back at once, then let go of the teams."""
+        started = time.monotonic()
         with contextlib.suppress(Exception):
             await self._kv.delete(self.name)
         held = list(self.leases.values())
         self.leases.clear()
-        for lease in held:
-            if lease.subscription is not None:
-                with contextlib.suppress(Exception):
-                    await lease.subscription.unsubscribe()
+        # No new request reaches this process; those already here are answered "moving"
+        # (``draining`` is set), so their clients ask again at once.
+        await asyncio.gather(
+            *(self._let_go(lease.subscription) for lease in held if lease.subscription)
+        )
         # The leases go back before the teams are stopped here: the next owner's claim
-        # fences whatever this process still writes, and nothing here answers any more.
+        # fences whatever this process still writes.
         for lease in held:
             with contextlib.suppress(Exception):
                 await lease.msg.nak()
         with contextlib.suppress(Exception):
+            await self._nc.publish(self.target.wake_subject, encode({"from": self.name}))
             await self._nc.flush(5)
+        handed = time.monotonic()
         loop = asyncio.get_running_loop()
         await asyncio.gather(
             *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held)
         )
+        logger.info(
+            "worker %s: %d leases handed back in %.3f s, teams stopped in %.3f s",
+            self.name,
+            len(held),
+            handed - started,
+            time.monotonic() - handed,
+        )
         print(f"worker {self.name} drained {len(held)} teams", flush=True)
+
+    @staticmethod
+    async def _let_go(subscription: Any) -> None:
+        """Unsubscribe, answering the requests already received (never raises)."""
+        try:
+            await subscription.drain()
+        except Exception:
+            with contextlib.suppress(Exception):
+                await subscription.unsubscribe()

@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import uuid4
@@ -166,21 +165,6 @@ class WorkerFleet:
     def wake(self, name: str) -> None:
         self.procs[name].send_signal(signal.SIGCONT)
         self.paused.discard(name)
-
-    def acks(self, name: str) -> int:
-        """The worker's ack count, from a report it made after this call."""
-        since = time.time()
-
-        def fresh() -> dict[str, object] | None:
-            record = self._record(name)
-            if record is None or float(str(record.get("at", 0))) < since:
-                return None
-            return record
-
-        wait_until(lambda: fresh() is not None, timeout=60)
-        record = fresh()
-        assert record is not None
-        return int(str(record.get("acks", 0)))
 
     def close(self) -> None:
         for proc in self.procs.values():

@@ -21,7 +21,8 @@ plugin's tests):
 * **One owner per team.** ``claim_team`` takes a session-level advisory lock
   (keyed by schema and team id) on a connection of its own, kept open while
   the claim lasts: PostgreSQL drops the lock when that session ends, a killed
-  process included, so a dead owner's team can be claimed again at once. The
+  process included, so a dead owner's team can be claimed again at once. A
+  released claim's session is unlocked and kept for the next claim. The
   claim bumps the record's ``epoch`` under ``SELECT ... FOR UPDATE``; a fenced
   write reads the epoch ``FOR SHARE`` in its own transaction, so no write of
   an older owner commits after a newer claim.
@@ -45,6 +46,7 @@ from uuid import UUID
 import psycopg
 from psycopg import Connection, errors
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from akgentic.team.errors import (
@@ -183,6 +185,10 @@ class PostgresEventStore(ClosingStore):
             open=True,
         )
         self._claims: dict[UUID, Connection[Any]] = {}
+        # Sessions of released claims, unlocked and kept for the next claim: opening a
+        # connection per claim costs a server backend each time (a worker placing
+        # hundreds of teams paid it once per team).
+        self._spare_sessions: list[Connection[Any]] = []
         self._claims_lock = threading.Lock()
         t = self.tables
         self._epoch_of = t.sql(
@@ -487,7 +493,7 @@ class PostgresEventStore(ClosingStore):
             if team_id in self._claims:
                 raise claim_error(team_id, self.load_team(team_id))
         key = _claim_key(self.target.schema, team_id)
-        conn = _connect(self.target)
+        conn = self._claim_session()
         try:
             if not self._try_lock(conn, key, team_id):
                 raise claim_error(team_id, self.load_team(team_id))
@@ -567,11 +573,38 @@ class PostgresEventStore(ClosingStore):
             time.sleep(0.05)
 
     def release_team(self, team_id: UUID) -> None:
-        """Unlock and end the claim's session."""
+        """Unlock the claim's session (kept for a later claim, or closed)."""
         with self._claims_lock:
             conn = self._claims.pop(team_id, None)
         if conn is not None:
-            _end_session(conn)
+            self._spare_session(conn)
+
+    def _claim_session(self) -> Connection[Any]:
+        """A session for a new claim: a spare one that is still healthy, or a new one."""
+        while True:
+            with self._claims_lock:
+                conn = self._spare_sessions.pop() if self._spare_sessions else None
+            if conn is None:
+                return _connect(self.target)
+            if not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE:
+                return conn
+            conn.close()
+
+    def _spare_session(self, conn: Connection[Any]) -> None:
+        """Drop every lock of a claim session, then keep it spare or close it (never raises)."""
+        try:
+            if conn.closed:
+                return
+            conn.execute("SELECT pg_advisory_unlock_all()")
+        except psycopg.Error as exc:
+            logger.debug("unlocking a claim session failed: %s", exc)
+            conn.close()
+            return
+        with self._claims_lock:
+            if self._pool is not None and len(self._spare_sessions) < self.target.pool_max_size:
+                self._spare_sessions.append(conn)
+                return
+        conn.close()
 
     def claim_held(self, team_id: UUID) -> bool:
         """Whether any session holds the team's advisory lock (probed, then let go)."""
@@ -648,9 +681,12 @@ class PostgresEventStore(ClosingStore):
         """Close the connection pool and end every claim's session (idempotent)."""
         with self._claims_lock:
             claims, self._claims = self._claims, {}
+            spare, self._spare_sessions = self._spare_sessions, []
+            pool, self._pool = self._pool, None
         for conn in claims.values():
             _end_session(conn)
-        pool, self._pool = self._pool, None
+        for conn in spare:
+            conn.close()
         if pool is not None:
             pool.close()
 
