@@ -33,6 +33,9 @@ REQUEST_TRY = 5.0
 #: Seconds one request waits for its worker to say it received it: a request that reached
 #: a worker as it died (or froze) is asked again after this, not after ``REQUEST_TRY``.
 RECEIPT_TRY = 1.0
+#: The same once a try went unanswered: a frozen worker still in the team's queue group
+#: takes its share of the retries, and a live one confirms within milliseconds.
+RECEIPT_RETRY = 0.25
 
 
 class NatsRuntime:
@@ -60,7 +63,9 @@ class NatsRuntime:
         if waiting is not None:
             waiting.put_nowait(msg)
 
-    async def _request(self, subject: str, body: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def _request(
+        self, subject: str, body: dict[str, Any], timeout: float, receipt: float = RECEIPT_TRY
+    ) -> dict[str, Any]:
         """One try of a request: the worker's answer (``NoRespondersError``/``TimeoutError``)."""
         from nats.errors import NoRespondersError
         from nats.errors import TimeoutError as NatsTimeout
@@ -73,7 +78,7 @@ class NatsRuntime:
             await self._nc.publish(
                 subject, encode({**body, "receipt": True}), reply=f"{self._reply_prefix}.{token}"
             )
-            wait = min(timeout, RECEIPT_TRY)
+            wait = min(timeout, receipt)
             while True:
                 try:
                     msg = await asyncio.wait_for(replies.get(), wait)
@@ -136,6 +141,7 @@ class NatsRuntime:
 
         deadline = time.monotonic() + timeout
         pause = 0.05
+        receipt = RECEIPT_TRY
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -144,7 +150,7 @@ class NatsRuntime:
                 )
             try:
                 answer = await self._request(
-                    self.target.team_subject(team_id), body, min(left, REQUEST_TRY)
+                    self.target.team_subject(team_id), body, min(left, REQUEST_TRY), receipt
                 )
             except NoRespondersError:
                 if not place:
@@ -153,7 +159,8 @@ class NatsRuntime:
                 if answer.get("error") == "not_found":
                     raise TeamNotFoundError(team_id) from None
             except (TimeoutError, NatsTimeout):
-                pass
+                receipt = RECEIPT_RETRY
+                continue  # waited already
             else:
                 if answer.get("ok") or answer.get("error") == "not_found":
                     return answer

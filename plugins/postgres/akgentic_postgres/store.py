@@ -15,8 +15,8 @@ plugin's tests):
   metadata filter entries) is a bound parameter; a metadata filter is one
   ``metadata_indexes @> %s::text[]`` term served by a GIN index.
 * **Cascade delete in one transaction** over the three tables.
-* **Streamed resume.** ``load_events`` reads a log in one ordered query
-  through a server-side cursor, in chunks.
+* **Streamed resume.** ``load_events`` reads a short log in one query and a
+  long one (a chunk or more) through a server-side cursor, in chunks.
 
 * **One owner per team.** ``claim_team`` takes a session-level advisory lock
   (keyed by schema and team id) on a connection of its own, kept open while
@@ -194,6 +194,10 @@ class PostgresEventStore(ClosingStore):
         self._epoch_of = t.sql(
             "SELECT (payload->>'epoch')::bigint FROM {teams} WHERE team_id = %s FOR SHARE"
         )
+        self._first_events = t.sql(
+            "SELECT sequence, payload::text FROM {events} WHERE team_id = %s"
+            " ORDER BY sequence LIMIT %s"
+        )
         self._insert_event = t.sql(
             "INSERT INTO {events} (team_id, sequence, event_type, timestamp, payload) "
             "VALUES (%s, %s, %s, %s, %s::jsonb)"
@@ -305,7 +309,18 @@ class PostgresEventStore(ClosingStore):
         return DuplicateEventError(first.team_id, first.sequence)
 
     def load_events(self, team_id: UUID) -> list[PersistedEvent]:
-        """Every event of the team by ascending sequence: one query, streamed in chunks."""
+        """Every event of the team by ascending sequence.
+
+        A log shorter than a chunk (most, and every one a fleet worker adopts
+        right after its creation) is one plain query; a longer one is read again
+        through a server-side cursor, in chunks, from one snapshot.
+        """
+        with self._connection() as conn:
+            rows = conn.execute(
+                self._first_events, (team_id, STREAM_CHUNK), prepare=True
+            ).fetchall()
+        if len(rows) < STREAM_CHUNK:
+            return [decode_event(payload, team_id, int(sequence)) for sequence, payload in rows]
         loaded: list[PersistedEvent] = []
         query = self.tables.sql(
             "SELECT sequence, payload::text FROM {events} WHERE team_id = %s ORDER BY sequence"
