@@ -36,6 +36,8 @@ RECEIPT_TRY = 1.0
 #: The same once a try went unanswered: a frozen worker still in the team's queue group
 #: takes its share of the retries, and a live one confirms within milliseconds.
 RECEIPT_RETRY = 0.25
+#: Seconds between two placements of a team nobody answers for (one is enough while it lands).
+PLACE_AGAIN = 1.0
 
 
 class NatsRuntime:
@@ -140,8 +142,9 @@ class NatsRuntime:
         from nats.errors import TimeoutError as NatsTimeout
 
         deadline = time.monotonic() + timeout
-        pause = 0.05
+        pause = 0.02
         receipt = RECEIPT_TRY
+        placed = 0.0
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -155,9 +158,13 @@ class NatsRuntime:
             except NoRespondersError:
                 if not place:
                     return {"ok": False, "error": "not_placed"}
-                answer = await self._place(team_id, {}, min(max(left, 0.1), 2.0))
-                if answer.get("error") == "not_found":
-                    raise TeamNotFoundError(team_id) from None
+                # Nobody subscribes: the team is not placed, or its placement is being
+                # taken (a failover, a drain). Place it, then only ask while it lands.
+                if time.monotonic() - placed > PLACE_AGAIN:
+                    placed = time.monotonic()
+                    answer = await self._place(team_id, {}, min(max(left, 0.1), 2.0))
+                    if answer.get("error") == "not_found":
+                        raise TeamNotFoundError(team_id) from None
             except (TimeoutError, NatsTimeout):
                 receipt = RECEIPT_RETRY
                 continue  # waited already
@@ -165,7 +172,7 @@ class NatsRuntime:
                 if answer.get("ok") or answer.get("error") == "not_found":
                     return answer
             await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.25)
+            pause = min(pause * 2, 0.1)
 
     def send(
         self, team_id: TeamId, content: str, *, key: str | None = None, timeout: float = 60.0

@@ -51,6 +51,8 @@ logger = logging.getLogger(__name__)
 
 #: Events per reply page of a replay.
 REPLAY_PAGE = 200
+#: Placements asked for at once (as many as the adopting threads).
+FETCH_BATCH = 32
 
 
 @dataclass
@@ -105,6 +107,7 @@ class Worker:
         self._kv: Any = None
         self._sub: Any = None
         self._wake: asyncio.Event | None = None
+        self._leaving = asyncio.Event()
 
     # -- entry point -------------------------------------------------------
     def run(self) -> None:
@@ -145,6 +148,7 @@ class Worker:
         print(f"worker {self.name} ready", flush=True)
         await drain.wait()
         self.draining = True
+        self._leaving.set()
         await self._drain()
         for task in tasks:
             task.cancel()
@@ -285,7 +289,7 @@ class Worker:
                 continue
             asked = time.monotonic()
             try:
-                msgs = await self._sub.fetch(min(want, 16), timeout=0.5)
+                msgs = await self._sub.fetch(min(want, FETCH_BATCH), timeout=0.5)
             except (TimeoutError, NatsTimeout):
                 continue
             except Exception as exc:
@@ -427,7 +431,13 @@ class Worker:
                 await self._stop(lease)
                 answer: dict[str, Any] = {"ok": True}
             else:
-                answer = await loop.run_in_executor(self.pool, self._serve, team_id, op, body)
+                work = loop.run_in_executor(self.pool, self._serve, team_id, op, body)
+                if not await self._unless_leaving(work):
+                    # A drain started: the work may still finish, under the epoch it
+                    # holds, but the next owner answers the client (same key).
+                    await self._moving(msg)
+                    return
+                answer = work.result()
         except TeamNotFoundError as exc:
             answer = {"ok": False, "error": "not_found", "detail": str(exc)}
         except (TeamError, TimeoutError) as exc:
@@ -447,6 +457,19 @@ class Worker:
             self.acks += 1
         with contextlib.suppress(Exception):
             await msg.respond(encode(answer))
+
+    async def _unless_leaving(self, work: asyncio.Future[Any]) -> bool:
+        """Wait for ``work``; ``False`` as soon as a drain starts while it runs."""
+        leaving = asyncio.ensure_future(self._leaving.wait())
+        try:
+            await asyncio.wait({work, leaving}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            leaving.cancel()
+        if work.done():
+            return True
+        # Nobody waits for it any more: retrieve its outcome so an error is not reported.
+        work.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return False
 
     async def _moving(self, msg: Any) -> None:
         """Tell the client this worker does not hold the team (not an acknowledgement)."""
@@ -526,6 +549,10 @@ class Worker:
             await self._nc.publish(self.target.wake_subject, encode({"from": self.name}))
             await self._nc.flush(5)
         handed = time.monotonic()
+        # Nothing here is urgent any more: on a shared host the CPU is better spent by
+        # the workers adopting these teams than by stopping them here.
+        with contextlib.suppress(OSError):
+            os.nice(10)
         loop = asyncio.get_running_loop()
         await asyncio.gather(
             *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held)
