@@ -39,7 +39,12 @@ from uuid import UUID
 from akgentic.cluster.client import TeamUnavailableError
 from akgentic.cluster.host import TeamHost
 from akgentic.core.actor_system import ActorSystem
-from akgentic.team.errors import TeamClaimLostError, TeamError, TeamNotFoundError
+from akgentic.team.errors import (
+    TeamClaimLostError,
+    TeamError,
+    TeamNotFoundError,
+    TeamStateError,
+)
 from akgentic.team.manager import TeamManager
 from akgentic.team.models import TeamStatus
 from akgentic_nats.target import NatsTarget
@@ -359,6 +364,8 @@ class Worker:
 
     def _take(self, team_id: UUID, body: dict[str, Any]) -> str:
         """Create, adopt or delete the team a placement names (worker thread)."""
+        if body.get("op") != "delete" and not body.get("create"):
+            return self._take_over(team_id)
         record = self.store.load_team(team_id)
         if body.get("op") == "delete":
             if record is not None and record.status != TeamStatus.RUNNING:
@@ -380,13 +387,26 @@ class Worker:
             return "running"
         if record.status == TeamStatus.DELETED:
             return "not_found"
+        return self._take_over(team_id)
+
+    def _take_over(self, team_id: UUID) -> str:
+        """Adopt a stored team (the manager reads its record: not read here first)."""
         if self.manager.get_runtime(team_id) is not None:
             return "running"  # its lease came back here (a nak raced a fetch)
         self._listen(team_id)
         try:
-            self.host.adopt(team_id)
-        except TeamClaimLostError:
-            self.host.adopt(team_id)  # a claim raced ours: read the epoch again, once
+            try:
+                self.host.adopt(team_id)
+            except TeamClaimLostError:
+                self.host.adopt(team_id)  # a claim raced ours: read the epoch again, once
+        except TeamNotFoundError:
+            self._unlisten_team(team_id)
+            return "not_found"
+        except TeamStateError as exc:
+            self._unlisten_team(team_id)
+            if exc.status == TeamStatus.DELETED:
+                return "not_found"
+            raise
         except BaseException:
             self._unlisten_team(team_id)
             raise
