@@ -5,7 +5,10 @@ lease (a queue group, so one worker answers even while two hold it). When no
 worker answers (the team is not placed), the client places it: it publishes
 the team's placement message (refused by the stream when one exists already,
 which is fine) and asks again, with the same idempotency key, until its
-timeout. See ``docs/cluster.md``.
+timeout. A worker confirms each request before working on it: a try with no
+confirmation within ``RECEIPT_TRY`` (the worker died or froze with it) is
+asked again at once; an answer ``moving`` (the worker is handing the team
+over) too. See ``docs/cluster.md``.
 """
 
 from __future__ import annotations

@@ -15,9 +15,14 @@ the worker checks that its own lease deadline has not passed; once it has
 nothing until it fetches leases again. A team whose claim another worker took
 (:class:`~akgentic.team.errors.TeamClaimLostError`) is abandoned likewise.
 
-SIGTERM drains: the worker leaves the registry, stops answering, naks its
-leases, so the others take the teams at once (their claims fence anything this
-process still writes), stops its teams without recording anything, and exits.
+SIGTERM drains: the worker leaves the registry, unsubscribes and answers
+"moving" to every request it still holds (in flight ones included), naks its
+leases and says so on the wake subject, so the others take the teams at once
+(their claims fence anything this process still writes), then stops its teams
+without recording anything, and exits.
+
+Each request asking for it gets a receipt before the work starts, so a client
+can tell a request lost with its worker from one that takes long.
 """
 
 from __future__ import annotations
