@@ -104,6 +104,9 @@ class Worker:
         )
         self.host = TeamHost(self.manager)
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="akgentic-worker")
+        # Requests wait on their team (a send waits until durable): on a pool of their own,
+        # a burst of them cannot hold up placements, which bring teams back.
+        self.serving = ThreadPoolExecutor(threads, thread_name_prefix="akgentic-serve")
         self.leases: dict[UUID, _Lease] = {}
         self._unlisten: dict[UUID, Any] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -165,6 +168,7 @@ class Worker:
         with contextlib.suppress(Exception):
             await self._nc.close()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.serving.shutdown(wait=False, cancel_futures=True)
         self.host.close()
         self.system.shutdown()
         self.store.close()
@@ -456,7 +460,7 @@ class Worker:
                 await self._stop(lease)
                 answer: dict[str, Any] = {"ok": True}
             else:
-                work = loop.run_in_executor(self.pool, self._serve, team_id, op, body)
+                work = loop.run_in_executor(self.serving, self._serve, team_id, op, body)
                 if not await self._unless_leaving(work):
                     # A drain started: the work may still finish, under the epoch it
                     # holds, but the next owner answers the client (same key).
