@@ -5,7 +5,10 @@ lease (a queue group, so one worker answers even while two hold it). When no
 worker answers (the team is not placed), the client places it: it publishes
 the team's placement message (refused by the stream when one exists already,
 which is fine) and asks again, with the same idempotency key, until its
-timeout. See ``docs/cluster.md``.
+timeout. A worker confirms each request before working on it: a try with no
+confirmation within ``RECEIPT_TRY`` (the worker died or froze with it) is
+asked again at once; an answer ``moving`` (the worker is handing the team
+over) too. See ``docs/cluster.md``.
 """
 
 from __future__ import annotations
@@ -28,8 +31,16 @@ from akgentic_nats.wire import decode, encode, encode_card, event_from_wire
 
 __all__ = ["NatsRuntime", "connect_nats"]
 
-#: Seconds one request waits for its worker before it is asked again.
+#: Seconds one request waits for its worker's answer (after the receipt) before it is asked again.
 REQUEST_TRY = 5.0
+#: Seconds one request waits for its worker to say it received it: a request that reached
+#: a worker as it died (or froze) is asked again after this, not after ``REQUEST_TRY``.
+RECEIPT_TRY = 1.0
+#: The same once a try went unanswered: a frozen worker still in the team's queue group
+#: takes its share of the retries, and a live one confirms within milliseconds.
+RECEIPT_RETRY = 0.25
+#: Seconds between two placements of a team nobody answers for (one is enough while it lands).
+PLACE_AGAIN = 1.0
 
 
 class NatsRuntime:
@@ -46,6 +57,46 @@ class NatsRuntime:
             30.0,
         )
         self._js: Any = self._nc.jetstream()
+        # One subscription for every reply (like nats-py's own request multiplexer), but
+        # each request may get a receipt before its answer, so a queue per request.
+        self._replies: dict[str, asyncio.Queue[Any]] = {}
+        self._reply_prefix = self._nc.new_inbox()
+        self._loop.run(self._nc.subscribe(f"{self._reply_prefix}.*", cb=self._on_reply), 30.0)
+
+    async def _on_reply(self, msg: Any) -> None:
+        waiting = self._replies.get(msg.subject.rsplit(".", 1)[-1])
+        if waiting is not None:
+            waiting.put_nowait(msg)
+
+    async def _request(
+        self, subject: str, body: dict[str, Any], timeout: float, receipt: float = RECEIPT_TRY
+    ) -> dict[str, Any]:
+        """One try of a request: the worker's answer (``NoRespondersError``/``TimeoutError``)."""
+        from nats.errors import NoRespondersError
+        from nats.errors import TimeoutError as NatsTimeout
+
+        token = uuid4().hex
+        replies: asyncio.Queue[Any] = asyncio.Queue()
+        self._replies[token] = replies
+        deadline = time.monotonic() + timeout
+        try:
+            await self._nc.publish(
+                subject, encode({**body, "receipt": True}), reply=f"{self._reply_prefix}.{token}"
+            )
+            wait = min(timeout, receipt)
+            while True:
+                try:
+                    msg = await asyncio.wait_for(replies.get(), wait)
+                except TimeoutError:
+                    raise NatsTimeout from None
+                if msg.headers and msg.headers.get("Status") == "503":
+                    raise NoRespondersError
+                answer = decode(msg.data)
+                if not answer.get("received"):
+                    return answer
+                wait = max(deadline - time.monotonic(), 0.01)
+        finally:
+            self._replies.pop(token, None)
 
     # -- placement ---------------------------------------------------------
     async def _place(
@@ -94,7 +145,9 @@ class NatsRuntime:
         from nats.errors import TimeoutError as NatsTimeout
 
         deadline = time.monotonic() + timeout
-        pause = 0.05
+        pause = 0.02
+        receipt = RECEIPT_TRY
+        placed = 0.0
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -102,23 +155,27 @@ class NatsRuntime:
                     f"no worker answered for team {team_id} in {timeout:g} s"
                 )
             try:
-                msg = await self._nc.request(
-                    self.target.team_subject(team_id), encode(body), timeout=min(left, REQUEST_TRY)
+                answer = await self._request(
+                    self.target.team_subject(team_id), body, min(left, REQUEST_TRY), receipt
                 )
             except NoRespondersError:
                 if not place:
                     return {"ok": False, "error": "not_placed"}
-                answer = await self._place(team_id, {}, min(max(left, 0.1), 2.0))
-                if answer.get("error") == "not_found":
-                    raise TeamNotFoundError(team_id) from None
+                # Nobody subscribes: the team is not placed, or its placement is being
+                # taken (a failover, a drain). Place it, then only ask while it lands.
+                if time.monotonic() - placed > PLACE_AGAIN:
+                    placed = time.monotonic()
+                    answer = await self._place(team_id, {}, min(max(left, 0.1), 2.0))
+                    if answer.get("error") == "not_found":
+                        raise TeamNotFoundError(team_id) from None
             except (TimeoutError, NatsTimeout):
-                pass
+                receipt = RECEIPT_RETRY
+                continue  # waited already
             else:
-                answer = decode(msg.data)
                 if answer.get("ok") or answer.get("error") == "not_found":
                     return answer
             await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.5)
+            pause = min(pause * 2, 0.1)
 
     def send(
         self, team_id: TeamId, content: str, *, key: str | None = None, timeout: float = 60.0

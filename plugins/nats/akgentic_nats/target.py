@@ -42,6 +42,11 @@ class NatsTarget:
         """The KV bucket of worker records (name -> status)."""
         return f"{self.prefix}_workers"
 
+    @property
+    def wake_subject(self) -> str:
+        """Where a draining worker says it handed its leases back (plain NATS)."""
+        return f"{self.prefix}.wake"
+
     def place_subject(self, team_id: object) -> str:
         """Placement subject of a team (at most one message: its lease)."""
         return f"{self.prefix}.place.{team_id}"

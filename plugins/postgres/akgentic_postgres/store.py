@@ -15,13 +15,14 @@ plugin's tests):
   metadata filter entries) is a bound parameter; a metadata filter is one
   ``metadata_indexes @> %s::text[]`` term served by a GIN index.
 * **Cascade delete in one transaction** over the three tables.
-* **Streamed resume.** ``load_events`` reads a log in one ordered query
-  through a server-side cursor, in chunks.
+* **Streamed resume.** ``load_events`` reads a short log in one query and a
+  long one (a chunk or more) through a server-side cursor, in chunks.
 
 * **One owner per team.** ``claim_team`` takes a session-level advisory lock
   (keyed by schema and team id) on a connection of its own, kept open while
   the claim lasts: PostgreSQL drops the lock when that session ends, a killed
-  process included, so a dead owner's team can be claimed again at once. The
+  process included, so a dead owner's team can be claimed again at once. A
+  released claim's session is unlocked and kept for the next claim. The
   claim bumps the record's ``epoch`` under ``SELECT ... FOR UPDATE``; a fenced
   write reads the epoch ``FOR SHARE`` in its own transaction, so no write of
   an older owner commits after a newer claim.
@@ -45,6 +46,7 @@ from uuid import UUID
 import psycopg
 from psycopg import Connection, errors
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from akgentic.team.errors import (
@@ -183,10 +185,18 @@ class PostgresEventStore(ClosingStore):
             open=True,
         )
         self._claims: dict[UUID, Connection[Any]] = {}
+        # Sessions of released claims, unlocked and kept for the next claim: opening a
+        # connection per claim costs a server backend each time (a worker placing
+        # hundreds of teams paid it once per team).
+        self._spare_sessions: list[Connection[Any]] = []
         self._claims_lock = threading.Lock()
         t = self.tables
         self._epoch_of = t.sql(
             "SELECT (payload->>'epoch')::bigint FROM {teams} WHERE team_id = %s FOR SHARE"
+        )
+        self._first_events = t.sql(
+            "SELECT sequence, payload::text FROM {events} WHERE team_id = %s"
+            " ORDER BY sequence LIMIT %s"
         )
         self._insert_event = t.sql(
             "INSERT INTO {events} (team_id, sequence, event_type, timestamp, payload) "
@@ -299,7 +309,18 @@ class PostgresEventStore(ClosingStore):
         return DuplicateEventError(first.team_id, first.sequence)
 
     def load_events(self, team_id: UUID) -> list[PersistedEvent]:
-        """Every event of the team by ascending sequence: one query, streamed in chunks."""
+        """Every event of the team by ascending sequence.
+
+        A log shorter than a chunk (most, and every one a fleet worker adopts
+        right after its creation) is one plain query; a longer one is read again
+        through a server-side cursor, in chunks, from one snapshot.
+        """
+        with self._connection() as conn:
+            rows = conn.execute(
+                self._first_events, (team_id, STREAM_CHUNK), prepare=True
+            ).fetchall()
+        if len(rows) < STREAM_CHUNK:
+            return [decode_event(payload, team_id, int(sequence)) for sequence, payload in rows]
         loaded: list[PersistedEvent] = []
         query = self.tables.sql(
             "SELECT sequence, payload::text FROM {events} WHERE team_id = %s ORDER BY sequence"
@@ -487,7 +508,7 @@ class PostgresEventStore(ClosingStore):
             if team_id in self._claims:
                 raise claim_error(team_id, self.load_team(team_id))
         key = _claim_key(self.target.schema, team_id)
-        conn = _connect(self.target)
+        conn = self._claim_session()
         try:
             if not self._try_lock(conn, key, team_id):
                 raise claim_error(team_id, self.load_team(team_id))
@@ -567,11 +588,38 @@ class PostgresEventStore(ClosingStore):
             time.sleep(0.05)
 
     def release_team(self, team_id: UUID) -> None:
-        """Unlock and end the claim's session."""
+        """Unlock the claim's session (kept for a later claim, or closed)."""
         with self._claims_lock:
             conn = self._claims.pop(team_id, None)
         if conn is not None:
-            _end_session(conn)
+            self._spare_session(conn)
+
+    def _claim_session(self) -> Connection[Any]:
+        """A session for a new claim: a spare one that is still healthy, or a new one."""
+        while True:
+            with self._claims_lock:
+                conn = self._spare_sessions.pop() if self._spare_sessions else None
+            if conn is None:
+                return _connect(self.target)
+            if not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE:
+                return conn
+            conn.close()
+
+    def _spare_session(self, conn: Connection[Any]) -> None:
+        """Drop every lock of a claim session, then keep it spare or close it (never raises)."""
+        try:
+            if conn.closed:
+                return
+            conn.execute("SELECT pg_advisory_unlock_all()")
+        except psycopg.Error as exc:
+            logger.debug("unlocking a claim session failed: %s", exc)
+            conn.close()
+            return
+        with self._claims_lock:
+            if self._pool is not None and len(self._spare_sessions) < self.target.pool_max_size:
+                self._spare_sessions.append(conn)
+                return
+        conn.close()
 
     def claim_held(self, team_id: UUID) -> bool:
         """Whether any session holds the team's advisory lock (probed, then let go)."""
@@ -648,9 +696,12 @@ class PostgresEventStore(ClosingStore):
         """Close the connection pool and end every claim's session (idempotent)."""
         with self._claims_lock:
             claims, self._claims = self._claims, {}
+            spare, self._spare_sessions = self._spare_sessions, []
+            pool, self._pool = self._pool, None
         for conn in claims.values():
             _end_session(conn)
-        pool, self._pool = self._pool, None
+        for conn in spare:
+            conn.close()
         if pool is not None:
             pool.close()
 
