@@ -368,6 +368,11 @@ def test_list_renders_counts_and_rows(make_agent: MakeAgent, workspaces_root: Pa
     text = agent.commands["workspace_rag_list"]().splitlines()
     assert text[0] == "**Workspace retrieval index:** 60 file(s) — 60 embedded"
     assert len(text) <= 52 and text[-1] == "…and 10 more embedded"
+    (tree / "f07.md").write_text("file 7, edited after the first pass\n")
+    assert agent.tools["workspace_rag_index"]().startswith("1 file(s) queued")
+    drained(agent)
+    text = agent.commands["workspace_rag_list"]().splitlines()
+    assert text[1] == "- f07.md [embedded] 1 chunk(s)"  # done rows: the newest first
 
 
 _ = HASHING

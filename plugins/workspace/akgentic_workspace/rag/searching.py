@@ -288,6 +288,7 @@ def render_list(ctx: RagContext, max_rows: int, max_pending: int) -> str:
     for r in records:
         groups.setdefault(r.get("status", "?"), []).append(r)
     shown = 0
+    hidden: list[str] = []
     for status in (*_STATUS_ORDER, "embedded", "keyword"):
         rows = _ordered(status, groups.get(status, []))
         cap = max_pending if status == "pending" else len(rows)
@@ -298,7 +299,10 @@ def render_list(ctx: RagContext, max_rows: int, max_pending: int) -> str:
             lines.append(f"- {r['path']} [{status}] {chunks} chunk(s){reason}")
         shown += len(kept)
         if len(rows) > len(kept):
-            lines.append(f"…and {len(rows) - len(kept)} more {status}")
+            hidden.append(f"{len(rows) - len(kept)} more {status}")
+    if hidden:
+        # One closing line whatever the number of statuses cut: the list stays bounded.
+        lines.append("…and " + ", ".join(hidden))
     return "\n".join(lines)
 
 
