@@ -6,6 +6,7 @@ Cards are bound to the team kit's member stand-in (a real actor system, orchestr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
@@ -131,3 +132,45 @@ def test_a_declared_inmemory_backend_fails_the_bind_in_a_team(
     with pytest.raises(ValueError, match="not a workspace backend"):
         bind(team, "@A", card)
     assert STORE_ACTOR_NAME not in names(team)
+
+
+def test_index_and_embed_jobs_run_in_child_actors_of_the_workspace_actor(
+    team: ToolTeam, workspaces_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import akgentic_workspace.rag.pipeline as pipeline
+    import pykka
+    from akgentic_workspace.rag.workers import RagWorker
+
+    from akgentic.testing import wait_until
+
+    tree = workspaces_root / "anonymous" / "_id" / "p"
+    tree.mkdir(parents=True)
+    (tree / "a.md").write_text("# A\n\nthe tapir crossing\n")
+    held, release = threading.Event(), threading.Event()
+    real = pipeline.read_source
+    seen: list[str] = []
+
+    def holding(tree: str, key: str, limit: int = pipeline.MAX_SOURCE_BYTES) -> bytes:
+        seen.append(threading.current_thread().name)
+        held.set()
+        release.wait(30)
+        return real(tree, key, limit)
+
+    monkeypatch.setattr(pipeline, "read_source", holding)
+    card = WorkspaceTool(workspace_id="p", **rag_fields())
+    tools = bind(team, "@A", card)
+    tools["workspace_rag_index"]()
+    wait_until(held.is_set, timeout=30)
+    workers = [ref.proxy().config.get() for ref in pykka.ActorRegistry.get_by_class(RagWorker)]
+    workspace = team.member("#Workspace-anonymous/_id/p")
+    assert workspace is not None
+    assert [w.name for w in workers] == [
+        f"#index-{card._rag.ctx.scope}-{hashlib.sha256(b'a.md').hexdigest()[:12]}"
+    ]
+    parents = [ref.proxy().parent.get() for ref in pykka.ActorRegistry.get_by_class(RagWorker)]
+    assert [p.agent_id for p in parents] == [workspace.agent_id]
+    release.set()
+    assert drained(SimpleNamespace(card=card))["a.md"]["status"] == "embedded"
+    wait_until(lambda: not pykka.ActorRegistry.get_by_class(RagWorker), timeout=30)
+    assert not any(n.startswith(("#index-", "#embed-")) for n in names(team))  # never in the log
+    assert "rag-index" not in " ".join(seen)  # not the card's thread pool

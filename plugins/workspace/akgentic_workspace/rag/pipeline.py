@@ -114,9 +114,7 @@ class RagPipeline:
         fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
         # ``owner`` is the ``#Workspace`` actor: its children do the work in a team.
         self._runner: Runner = (
-            ThreadRunner(INDEX_WORKERS, EMBED_WORKERS)
-            if owner is None
-            else ActorRunner(owner, str(lock_path))
+            ThreadRunner(INDEX_WORKERS, EMBED_WORKERS) if owner is None else ActorRunner(owner)
         )
         self._batch_serial = 0
         self._jobs = 0

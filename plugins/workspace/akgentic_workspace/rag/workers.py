@@ -6,17 +6,14 @@ the worker does the job on its own thread, tells the outcome to the workspace ac
 mailbox and stops. The pipeline bounds how many run at once. A card bound outside a
 team has no actor to own children, so the same jobs run on two small thread pools.
 
-A worker that a team restore brings back finds the pipeline that started it gone
-(its lock file can be taken exclusively) and stops at once: workers are never resumed,
-the records say what is left to do.
+Workers stay out of the team's log, so a restore never brings one back: the records
+say what is left to do, and the next pipeline requeues what a dead one had claimed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
-import os
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
@@ -73,20 +70,11 @@ class ThreadRunner:
 
 
 class RagWorkerConfig(BaseConfig):
-    """A worker's name and role, and the lock file of the pipeline that started it."""
-
-    pipeline_lock: str = ""
+    """A worker's name and role (``#index-…`` / ``#embed-…``, ``RagWorker``)."""
 
 
 class RagWorker(Akgent[RagWorkerConfig, BaseState]):
     """One job of ``#Workspace``'s pipeline, run on this actor's thread, then stopped."""
-
-    def on_start(self) -> None:
-        """Stop at once when the pipeline that started this worker is gone (a restore)."""
-        super().on_start()
-        if _lock_is_free(self.config.pipeline_lock):
-            log.info("%s: its pipeline is gone; not resumed", self.config.name)
-            self.stop()
 
     def run(self, work: Work, done: Done) -> None:
         """Do ``work``, hand its outcome to ``done`` (which posts to the owner), stop."""
@@ -101,44 +89,46 @@ class RagWorker(Akgent[RagWorkerConfig, BaseState]):
             self.stop()
 
 
-def _lock_is_free(path: str) -> bool:
-    if not path:
-        return False
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    return True
-
-
 class ActorRunner:
-    """Child actors of ``owner`` (the ``#Workspace`` actor), one per job."""
+    """Child actors of ``owner`` (the ``#Workspace`` actor), one per job.
 
-    def __init__(self, owner: Any, pipeline_lock: str) -> None:
+    A worker is started with ``owner`` as its parent but without the orchestrator:
+    it never enters the team's log, so a restore cannot bring it back and a pass over
+    10 000 files does not add a start and a stop per job to the log.
+    """
+
+    def __init__(self, owner: Any) -> None:
         self._owner = owner
-        self._lock = pipeline_lock
+        self._live: set[Any] = set()
         self._closed = False
 
     def start(self, kind: str, name: str, work: Work, done: Done) -> None:
-        """Create the worker under ``owner`` and tell it the job (on the owner's thread)."""
+        """Start the worker and tell it the job (on the owner's thread)."""
+        from akgentic.core.actor_address_impl import address_of
         from akgentic.core.proxy import ProxyWrapper
 
         if self._closed:
             raise RuntimeError("the pipeline is closed")
-        config = RagWorkerConfig(name=name, role=WORKER_ROLE, pipeline_lock=self._lock)
+        owner = self._owner
+        config = RagWorkerConfig(name=name, role=WORKER_ROLE)
         try:
-            address = self._owner.createActor(RagWorker, config=config)
+            ref = RagWorker.start(
+                team_id=owner.team_id,
+                config=config,
+                user_id=owner.user_id,
+                parent=owner.myAddress,
+                orchestrator=None,
+            )
         except Exception as error:  # the system is stopping: the claims wait for a resume
             raise RuntimeError(f"cannot start {name}: {error}") from error
-        ProxyWrapper(address, ask=False).run(work, done)
+        self._live = {r for r in self._live if r.is_alive()}
+        self._live.add(ref)
+        ProxyWrapper(address_of(ref), ask=False).run(work, done)
 
     def close(self) -> None:
-        """Start no more workers; the owner stops the running ones with itself."""
+        """Start no more workers; running ones finish their job, then stop."""
         self._closed = True
+        for ref in self._live:
+            with contextlib.suppress(Exception):
+                ref.stop(block=False)  # queued behind the job it is running
+        self._live.clear()
