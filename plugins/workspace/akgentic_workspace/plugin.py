@@ -46,7 +46,7 @@ def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:
             needs_actor=True,
             persists_in_actor_state=False,
             selectable_as_default=False,
-            description="Rows in a SQLite file beside a workspace tree (shared by processes)",
+            description="Rows in SQLite under a workspace tree's <leaf>.index/index/<collection>/",
             distribution="akgentic-workspace",
         )
     ]

@@ -376,3 +376,22 @@ def test_list_renders_counts_and_rows(make_agent: MakeAgent, workspaces_root: Pa
 
 
 _ = HASHING
+
+
+def test_without_the_docs_extra_documents_get_the_hint_and_text_is_indexed(
+    make_agent: MakeAgent, workspaces_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "markitdown", None)  # the import fails as if absent
+    agent = make_agent(**rag_fields())
+    tree = tree_of(workspaces_root)
+    (tree / "r.pdf").write_bytes(b"%PDF-1.4\n% not read without the extra\n")
+    (tree / "a.md").write_text("# A\n\nthe pangolin survey\n")
+    answer = agent.tools["workspace_rag_index"]()
+    assert answer.startswith("1 file(s) queued, 0 already current, 1 unsupported")
+    assert answer.endswith(
+        '; 1 document(s) need the docs extra: pip install "akgentic-workspace[docs]"'
+    )
+    done = drained(agent)
+    assert {p: r["status"] for p, r in done.items()} == {"a.md": "embedded"}
