@@ -104,12 +104,11 @@ def test_two_trees_of_one_team_share_one_store_and_each_sees_its_own(
 def test_beside_a_planning_tool_the_workspace_is_local_and_the_store_is_one(
     team: ToolTeam, workspaces_root: Path
 ) -> None:
-    from akgentic_planning import PlanningTool
-
+    planning_tool: Any = pytest.importorskip("akgentic_planning").PlanningTool
     tree = workspaces_root / "anonymous" / "_id" / "p"
     tree.mkdir(parents=True)
     (tree / "a.md").write_text("# Plan notes\n\nthe capybara milestone\n")
-    planning = PlanningTool(vector_store=HASHING)
+    planning = planning_tool(vector_store=HASHING)
     card = WorkspaceTool(workspace_id="p", **rag_fields())
     tools = bind(team, "@A", planning, card)
     assert names(team).count(STORE_ACTOR_NAME) == 1

@@ -284,10 +284,10 @@ class LocalBackend:
         path_prefix: str | None = None,
     ) -> None:
         """Delete the listed ids matching the predicates, in one transaction."""
-        target = self._at(scope)
-        if target is not self:
-            target._adopt(collection, self)
-            target.remove(collection, ref_ids, scope=scope, path_prefix=path_prefix)
+        owner = self._at(scope)
+        if owner is not self:
+            owner._adopt(collection, self)
+            owner.remove(collection, ref_ids, scope=scope, path_prefix=path_prefix)
             return
         db, view = self._need(collection)
         with db.lock:
@@ -320,10 +320,10 @@ class LocalBackend:
         query: VectorQuery | None = None,
     ) -> SearchResult:
         """Cosine top-``top_k`` over the cached rows."""
-        target = self._at(scope)
-        if target is not self:
-            target._adopt(collection, self)
-            return target.search(
+        owner = self._at(scope)
+        if owner is not self:
+            owner._adopt(collection, self)
+            return owner.search(
                 collection, query_vector, top_k, scope=scope, path_prefix=path_prefix, query=query
             )
         db, view = self._need(collection)
