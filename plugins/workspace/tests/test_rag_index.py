@@ -395,3 +395,27 @@ def test_without_the_docs_extra_documents_get_the_hint_and_text_is_indexed(
     )
     done = drained(agent)
     assert {p: r["status"] for p, r in done.items()} == {"a.md": "embedded"}
+
+
+def test_purging_a_tree_removes_its_rows_from_the_local_store(
+    make_agent: MakeAgent, workspaces_root: Path
+) -> None:
+    import sqlite3
+
+    from akgentic_workspace.rag.service import purge_workspace_index
+
+    agent = make_agent(**rag_fields())
+    tree = tree_of(workspaces_root)
+    (tree / "a.md").write_text("# A\n\nthe axolotl tank\n")
+    (tree / "b.md").write_text("# B\n\nthe gecko tank\n")
+    agent.tools["workspace_rag_index"]()
+    drained(agent)
+    rows = tree.with_name("p.index") / "index" / "workspace_chunks" / "rows.sqlite3"
+
+    def stored() -> int:
+        with sqlite3.connect(rows) as conn:
+            return int(conn.execute("SELECT count(*) FROM rows").fetchone()[0])
+
+    assert stored() == 2
+    assert purge_workspace_index(tree) == 2
+    assert stored() == 0
