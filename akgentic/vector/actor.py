@@ -1,7 +1,9 @@
 """The ``#VectorStore`` actor: a team's owner of backends whose rows live in the process.
 
-It exists only when :func:`~akgentic.vector.registry.needs_store_actor` says so (today
-only for ``inmemory``). Consumers call it through a proxy with the methods of
+It exists only when :func:`~akgentic.vector.registry.needs_store_actor` says so
+(``inmemory``, and backends such as the workspace's ``local`` that ask for an owner
+actor while keeping their rows themselves: their changes are not logged here).
+Consumers call it through a proxy with the methods of
 :class:`~akgentic.vector.protocol.VectorBackend`.
 
 Durability without snapshots: the original copied the whole index into the actor's
@@ -140,7 +142,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             raise
         except Exception as exc:
             raise RetriableError(f"adding to collection {collection!r} failed: {exc}") from exc
-        if entries:
+        if entries and self._logged(collection):
             self.notify_event(_add_change(collection, entries, matrix))
 
     def remove(
@@ -159,6 +161,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         except Exception:
             logger.warning("remove from %r failed", collection, exc_info=True)
             return
+        if not self._logged(collection):
+            return
         self.notify_event(
             VectorStoreChange(
                 op="remove",
@@ -172,7 +176,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     def delete_by_team(self, collection: str, team_id: str) -> int:
         """Admin: delete ``team_id``'s rows of ``collection``."""
         removed = self._route(collection).delete_by_team(collection, team_id)
-        if removed:
+        if removed and self._logged(collection):
             self.notify_event(
                 VectorStoreChange(op="delete_team", collection=collection, team_id=team_id)
             )
@@ -300,6 +304,20 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                 ) from exc
             self._backends[key] = backend
         return backend
+
+    def _logged(self, collection: str) -> bool:
+        """Whether ``collection``'s rows live in this actor, so its changes go to the log.
+
+        A backend that keeps its own durable rows (``persists_in_actor_state=False``,
+        such as the workspace's ``local``) is only owned here; logging its vectors
+        would duplicate them and make a resume replay them all.
+        """
+        from akgentic.vector.registry import get_backend_spec
+
+        route = self._routes.get(collection)
+        if route is None:
+            return True
+        return bool(get_backend_spec(route[0]).persists_in_actor_state)
 
     def _route(self, collection: str) -> VectorBackend:
         key = self._routes.get(collection)

@@ -83,7 +83,7 @@ class WorkspaceActor(Akgent[WorkspaceConfig, BaseState]):
         pipeline = getattr(self, "_rag", None)
         if pipeline is None:
             me = self.proxy_tell(self.myAddress, WorkspaceActor)
-            self._rag = RagPipeline(ctx, me.rag_post)
+            self._rag = RagPipeline(ctx, me.rag_post, owner=self)
         else:
             pipeline.ctx = ctx
         self._rag.drain()

@@ -43,10 +43,10 @@ def akgentic_vector_backends() -> Iterable[VectorBackendSpec]:
         VectorBackendSpec(
             name="local",
             factory=_make_local,
-            needs_actor=False,
+            needs_actor=True,
             persists_in_actor_state=False,
             selectable_as_default=False,
-            description="Rows in a SQLite file beside a workspace tree (shared by processes)",
+            description="Rows in SQLite under a workspace tree's <leaf>.index/index/<collection>/",
             distribution="akgentic-workspace",
         )
     ]

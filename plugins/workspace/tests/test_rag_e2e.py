@@ -28,7 +28,7 @@ from akgentic.testing import wait_until
 from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "rag-docs"
-pytest.importorskip("pdfminer", reason="PDF extraction needs the docs extra (pdfminer.six)")
+pytest.importorskip("markitdown", reason="PDF extraction needs the docs extra (MarkItDown)")
 
 
 class Recorder(EventSubscriber):

@@ -368,6 +368,54 @@ def test_list_renders_counts_and_rows(make_agent: MakeAgent, workspaces_root: Pa
     text = agent.commands["workspace_rag_list"]().splitlines()
     assert text[0] == "**Workspace retrieval index:** 60 file(s) — 60 embedded"
     assert len(text) <= 52 and text[-1] == "…and 10 more embedded"
+    (tree / "f07.md").write_text("file 7, edited after the first pass\n")
+    assert agent.tools["workspace_rag_index"]().startswith("1 file(s) queued")
+    drained(agent)
+    text = agent.commands["workspace_rag_list"]().splitlines()
+    assert text[1] == "- f07.md [embedded] 1 chunk(s)"  # done rows: the newest first
 
 
 _ = HASHING
+
+
+def test_without_the_docs_extra_documents_get_the_hint_and_text_is_indexed(
+    make_agent: MakeAgent, workspaces_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "markitdown", None)  # the import fails as if absent
+    agent = make_agent(**rag_fields())
+    tree = tree_of(workspaces_root)
+    (tree / "r.pdf").write_bytes(b"%PDF-1.4\n% not read without the extra\n")
+    (tree / "a.md").write_text("# A\n\nthe pangolin survey\n")
+    answer = agent.tools["workspace_rag_index"]()
+    assert answer.startswith("1 file(s) queued, 0 already current, 1 unsupported")
+    assert answer.endswith(
+        '; 1 document(s) need the docs extra: pip install "akgentic-workspace[docs]"'
+    )
+    done = drained(agent)
+    assert {p: r["status"] for p, r in done.items()} == {"a.md": "embedded"}
+
+
+def test_purging_a_tree_removes_its_rows_from_the_local_store(
+    make_agent: MakeAgent, workspaces_root: Path
+) -> None:
+    import sqlite3
+
+    from akgentic_workspace.rag.service import purge_workspace_index
+
+    agent = make_agent(**rag_fields())
+    tree = tree_of(workspaces_root)
+    (tree / "a.md").write_text("# A\n\nthe axolotl tank\n")
+    (tree / "b.md").write_text("# B\n\nthe gecko tank\n")
+    agent.tools["workspace_rag_index"]()
+    drained(agent)
+    rows = tree.with_name("p.index") / "index" / "workspace_chunks" / "rows.sqlite3"
+
+    def stored() -> int:
+        with sqlite3.connect(rows) as conn:
+            return int(conn.execute("SELECT count(*) FROM rows").fetchone()[0])
+
+    assert stored() == 2
+    assert purge_workspace_index(tree) == 2
+    assert stored() == 0

@@ -40,4 +40,5 @@ def test_rows_survive_a_fresh_process_cache(tmp_path: Path) -> None:
     second.create_collection("workspace_chunks", param)
     hits = second.search("workspace_chunks", unit_vector(1), 3, scope="s").hits
     assert [h.ref_id for h in hits] == ["r1"]
-    assert (tmp_path / "index" / "vectors.sqlite3").is_file()
+    assert (tmp_path / "index" / "workspace_chunks" / "rows.sqlite3").is_file()
+    assert second.list_collections() == ["workspace_chunks"]

@@ -15,10 +15,14 @@ from akgentic_workspace.rag.models import WorkspaceRagIndex, WorkspaceRagList, W
 from akgentic_workspace.rag.policy import fingerprint
 from akgentic_workspace.rag.records import RecordStore
 from akgentic_workspace.rag.split import SplitConfig
+from akgentic_workspace.rag.walk import WALK_BUDGET_S
 
 __all__ = ["RagContext", "RagSettings"]
 
 log = logging.getLogger("akgentic_workspace.rag")
+
+#: How long a call to the team's ``#VectorStore`` may wait for its answer.
+STORE_TIMEOUT_S = 30.0
 
 
 class RagSettings:
@@ -37,6 +41,7 @@ class RagSettings:
         keyword_reason: str | None,
         docs_enabled: bool,
         team_id: str | None,
+        store_address: Any = None,
     ) -> None:
         self.tree = tree
         self.meta = meta
@@ -48,6 +53,8 @@ class RagSettings:
         self.keyword_reason = keyword_reason
         self.docs_enabled = docs_enabled
         self.team_id = team_id
+        #: The team's ``#VectorStore`` when the backend is owned by one (``local`` in a team).
+        self.store_address = store_address
 
 
 def chunking_of(index: WorkspaceRagIndex) -> dict[str, Any]:
@@ -85,6 +92,8 @@ class RagContext:
         self.keyword_reason = settings.keyword_reason
         self.tenant = None
         self.pipeline: Any = None
+        #: Seconds one index call may spend walking before it answers with what it saw.
+        self.walk_budget_s = WALK_BUDGET_S
         if settings.store_param is not None and self.keyword_reason is None:
             self._open(settings.store_param)
 
@@ -101,7 +110,12 @@ class RagContext:
             self.keyword_reason = f"the embedder cannot be built ({error})"
             return
         try:
-            self.store = build_backend(param, team_id=self.settings.team_id, root=param.root)
+            if self.settings.store_address is not None:
+                from akgentic.core.proxy import ProxyWrapper
+
+                self.store = ProxyWrapper(self.settings.store_address, timeout=STORE_TIMEOUT_S)
+            else:
+                self.store = build_backend(param, team_id=self.settings.team_id, root=param.root)
             self.store.create_collection("workspace_chunks", param)
             self.tenant = param.tenant
         except Exception as error:

@@ -66,7 +66,10 @@ def _decide(
                 return "current", record.get("sha")
             if status == "failed" and record.get("permanent"):
                 return "current", record.get("sha")
-    sha = _digest(ctx, f.key)
+    # An unchanged stat triple keeps the recorded digest: a keyword set that only needs
+    # vectors, or a transient failure, is requeued without reading the file.
+    same = record is not None and record.get("stat") == triple and bool(record.get("sha"))
+    sha = str(record["sha"]) if same and record is not None else _digest(ctx, f.key)
     if sha is None:
         return "queue", None
     if record is not None and not force:
@@ -262,7 +265,7 @@ def index_tree(ctx: RagContext, key: str, force: bool, pipeline_id: str | None =
         if not any(_under(r.get("path", ""), key) for r in ctx.records.snapshot().values()):
             raise RetriableError(f"Nothing to index at {key or '.'}")
     elif stat_mod.S_ISDIR(st.st_mode):
-        result = walk(__import__("pathlib").Path(tree), key, spec)
+        result = walk(__import__("pathlib").Path(tree), key, spec, ctx.walk_budget_s)
         walked_files, complete, unlistable = result.files, result.complete, result.unlistable
         counts["ignored"] = result.ignored
     elif stat_mod.S_ISREG(st.st_mode):

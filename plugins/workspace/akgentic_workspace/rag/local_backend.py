@@ -1,4 +1,7 @@
-"""The ``local`` vector backend: rows in one SQLite file beside the tree, a matrix cache.
+"""The ``local`` vector backend: rows in SQLite beside the tree, a per-process matrix cache.
+
+Each collection has its own directory, ``<root>/index/<collection>/``, holding one
+SQLite file of its rows.
 
 Every ``add``/``remove`` is one SQLite transaction over the batch's rows (O(batch)),
 which also bumps a change counter. Each process keeps the rows of a database in an
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
     from akgentic.vector.param import VectorStoreParam
     from akgentic.vector.registry import BackendContext
 
-__all__ = ["LocalBackend", "make_local_backend"]
+__all__ = ["LocalBackend", "make_local_backend", "register_tree"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS collections (name TEXT PRIMARY KEY, dimension INTEGER NOT NULL);
@@ -113,39 +116,118 @@ class _Database:
 _databases: dict[str, _Database] = {}
 _databases_lock = threading.Lock()
 
+#: The file of a collection's rows inside ``<root>/index/<collection>/``.
+ROWS_FILE = "rows.sqlite3"
 
-def _database(root: str) -> _Database:
-    path = str(Path(root) / "index" / "vectors.sqlite3")
+
+def _collection_dir(root: str, collection: str) -> Path:
+    """``<root>/index/<collection>``; a name that is not one path segment is refused."""
+    if not collection or collection in (".", "..") or "/" in collection or "\\" in collection:
+        raise ValueError(f"collection name {collection!r} is not a single path segment")
+    return Path(root) / "index" / collection
+
+
+def _database(root: str, collection: str, *, create: bool) -> _Database | None:
+    """The process-wide handle of one collection's database (None: absent, not created)."""
+    path = _collection_dir(root, collection) / ROWS_FILE
+    key = str(path)
     with _databases_lock:
-        db = _databases.get(path)
+        db = _databases.get(key)
         if db is None:
-            db = _databases[path] = _Database(Path(path))
+            if not create and not path.is_file():
+                return None
+            db = _databases[key] = _Database(path)
         return db
 
 
+_tree_roots: dict[str, str] = {}
+
+
+def register_tree(scope: str, root: str) -> None:
+    """Tell this process's ``local`` backends that rows of ``scope`` live under ``root``.
+
+    A team's one ``#VectorStore`` serves every tree of the team through a single
+    route per collection; the rows carry their scope, so a backend built for one
+    tree's root files another tree's rows (and answers its searches and removals)
+    under that tree's own ``<root>/index/``.
+    """
+    with _databases_lock:
+        _tree_roots[scope] = root
+
+
 class LocalBackend:
-    """A team's (and tenant's) view over the database under ``<root>/index/``."""
+    """A team's (and tenant's) view over the collections under ``<root>/index/``.
+
+    Each collection is its own SQLite file, so a tree's collections never contend for
+    one write lock and removing a collection's directory removes just its rows.
+    """
 
     def __init__(self, root: str, team_id: str | None = None, tenant: str | None = None) -> None:
-        from akgentic.builtin.inmemory_engine import InMemoryBackend
-
-        self.db = _database(root)
+        self.root = root
         self.team_id = team_id or None
         self.tenant = tenant
-        self.view = InMemoryBackend(self.db.storage, team_id=team_id, tenant=tenant)
+        self._views: dict[str, tuple[_Database, Any]] = {}
+        self._siblings: dict[str, LocalBackend] = {}
+
+    def _at(self, scope: str | None) -> LocalBackend:
+        """The backend of the tree ``scope`` belongs to (this one unless registered elsewhere)."""
+        if scope is None:
+            return self
+        root = _tree_roots.get(scope)
+        if root is None or root == self.root:
+            return self
+        sibling = self._siblings.get(root)
+        if sibling is None:
+            sibling = self._siblings[root] = LocalBackend(root, self.team_id, self.tenant)
+        return sibling
+
+    def _adopt(self, collection: str, origin: LocalBackend) -> None:
+        """Create ``collection`` here at the width it has on ``origin`` (which routed to us)."""
+        if collection in self._views:
+            return
+        db, _ = origin._need(collection)
+        with db.lock:
+            db.sync()
+            existing = db.storage.collections.get(collection)
+        if existing is None:
+            raise ValueError(f"collection {collection!r} does not exist")
+        from akgentic.vector.param import VectorStoreParam
+
+        self.create_collection(collection, VectorStoreParam(dimension=existing.dimension))
+
+    def _open(self, collection: str, *, create: bool = False) -> tuple[_Database, Any] | None:
+        from akgentic.builtin.inmemory_engine import InMemoryBackend
+
+        opened = self._views.get(collection)
+        if opened is None:
+            db = _database(self.root, collection, create=create)
+            if db is None:
+                return None
+            view = InMemoryBackend(db.storage, team_id=self.team_id, tenant=self.tenant)
+            opened = self._views[collection] = (db, view)
+        return opened
+
+    def _need(self, collection: str) -> tuple[_Database, Any]:
+        opened = self._open(collection)
+        if opened is None:
+            raise ValueError(f"collection {collection!r} does not exist")
+        return opened
 
     def create_collection(self, name: str, config: VectorStoreParam) -> None:
         """Create ``name`` if absent; another width raises ValueError."""
-        with self.db.lock:
-            self.db.sync()
-            existing = self.db.storage.collections.get(name)
+        opened = self._open(name, create=True)
+        assert opened is not None
+        db, view = opened
+        with db.lock:
+            db.sync()
+            existing = db.storage.collections.get(name)
             if existing is not None and existing.dimension != config.dimension:
                 raise ValueError(
                     f"collection {name!r} exists with dimension {existing.dimension}, "
                     f"not {config.dimension}"
                 )
             if existing is None:
-                self.db.commit(
+                db.commit(
                     [
                         (
                             "INSERT OR IGNORE INTO collections VALUES (?, ?)",
@@ -153,22 +235,30 @@ class LocalBackend:
                         )
                     ]
                 )
-                self.db.version = -1
-                self.db.sync()
-            self.view.create_collection(name, config)
+                db.version = -1
+                db.sync()
+            view.create_collection(name, config)
 
     def add(self, collection: str, entries: list[VectorEntry]) -> None:
-        """Upsert the batch in one transaction."""
+        """Upsert the batch in one transaction (per tree, when the batch spans trees)."""
         from akgentic.builtin.inmemory_engine import _as_matrix
 
-        with self.db.lock:
-            self.db.sync()
+        groups: dict[int, tuple[LocalBackend, list[VectorEntry]]] = {}
+        for entry in entries:
+            target = self._at(entry.scope)
+            groups.setdefault(id(target), (target, []))[1].append(entry)
+        if len(groups) > 1 or (groups and self not in (g[0] for g in groups.values())):
+            for target, part in groups.values():
+                target._adopt(collection, self)
+                target.add(collection, part)
+            return
+        db, view = self._need(collection)
+        with db.lock:
+            db.sync()
             if not entries:
-                self.view.add(collection, entries)
+                view.add(collection, entries)
                 return
-            unit = self.view.add_matrix(
-                collection, entries, _as_matrix([e.vector for e in entries])
-            )
+            unit = view.add_matrix(collection, entries, _as_matrix([e.vector for e in entries]))
             team = "" if is_shared(collection) else (self.team_id or "")
             params = []
             for entry, vector in zip(entries, unit, strict=True):
@@ -178,11 +268,9 @@ class LocalBackend:
                      entry.scope, entry.path, entry.ordinal, team, self.tenant, vector.tobytes())
                 )  # fmt: skip
             try:
-                self.db.commit(
-                    [("INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?)", params)]
-                )
+                db.commit([("INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?)", params)])
             except Exception:
-                self.db.version = -1
+                db.version = -1
                 raise
 
     def _oid(self, collection: str, ref_id: str) -> str:
@@ -196,12 +284,18 @@ class LocalBackend:
         path_prefix: str | None = None,
     ) -> None:
         """Delete the listed ids matching the predicates, in one transaction."""
-        with self.db.lock:
-            self.db.sync()
-            target = self.db.storage.collections.get(collection)
+        owner = self._at(scope)
+        if owner is not self:
+            owner._adopt(collection, self)
+            owner.remove(collection, ref_ids, scope=scope, path_prefix=path_prefix)
+            return
+        db, view = self._need(collection)
+        with db.lock:
+            db.sync()
+            target = db.storage.collections.get(collection)
             wanted = set(ref_ids)
             before = [] if target is None else [r for r in target.rows if r[1] in wanted]
-            self.view.remove(collection, ref_ids, scope=scope, path_prefix=path_prefix)
+            view.remove(collection, ref_ids, scope=scope, path_prefix=path_prefix)
             if target is None:
                 return
             gone = [
@@ -211,9 +305,9 @@ class LocalBackend:
             ]
             if gone:
                 try:
-                    self.db.commit([("DELETE FROM rows WHERE collection=? AND object_id=?", gone)])
+                    db.commit([("DELETE FROM rows WHERE collection=? AND object_id=?", gone)])
                 except Exception:
-                    self.db.version = -1
+                    db.version = -1
                     raise
 
     def search(
@@ -226,40 +320,55 @@ class LocalBackend:
         query: VectorQuery | None = None,
     ) -> SearchResult:
         """Cosine top-``top_k`` over the cached rows."""
-        with self.db.lock:
-            self.db.sync()
-            return self.view.search(
+        owner = self._at(scope)
+        if owner is not self:
+            owner._adopt(collection, self)
+            return owner.search(
                 collection, query_vector, top_k, scope=scope, path_prefix=path_prefix, query=query
             )
+        db, view = self._need(collection)
+        with db.lock:
+            db.sync()
+            result: SearchResult = view.search(
+                collection, query_vector, top_k, scope=scope, path_prefix=path_prefix, query=query
+            )
+            return result
 
     def count(self, collection: str) -> int:
         """Rows visible to this view."""
-        with self.db.lock:
-            self.db.sync()
-            return self.view.count(collection)
+        db, view = self._need(collection)
+        with db.lock:
+            db.sync()
+            return int(view.count(collection))
 
     def list_collections(self) -> list[str]:
-        """Every collection of the database."""
-        with self.db.lock:
-            self.db.sync()
-            return self.view.list_collections()
+        """Every collection with a directory under ``<root>/index/``."""
+        base = Path(self.root) / "index"
+        if not base.is_dir():
+            return []
+        return sorted(d.name for d in base.iterdir() if (d / ROWS_FILE).is_file())
 
     def delete_by_team(self, collection: str, team_id: str) -> int:
         """Admin: delete ``team_id``'s rows of a team-scoped collection."""
-        with self.db.lock:
-            self.db.sync()
-            removed = self.view.delete_by_team(collection, team_id)
+        db, view = self._need(collection)
+        with db.lock:
+            db.sync()
+            removed = int(view.delete_by_team(collection, team_id))
             if removed:
-                self.db.commit(
+                db.commit(
                     [("DELETE FROM rows WHERE collection=? AND team_id=?", [(collection, team_id)])]
                 )
             return removed
 
     def stored_ids(self, collection: str) -> list[str]:
         """Row ids of ``collection`` (for the contract kit)."""
-        with self.db.lock:
-            self.db.sync()
-            return self.view.stored_ids(collection)
+        opened = self._open(collection)
+        if opened is None:
+            return []
+        db, view = opened
+        with db.lock:
+            db.sync()
+            return list(view.stored_ids(collection))
 
 
 def make_local_backend(context: BackendContext) -> LocalBackend:

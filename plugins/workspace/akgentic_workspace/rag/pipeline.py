@@ -2,10 +2,12 @@
 
 One :class:`RagPipeline` per ``#Workspace`` actor (or per card without a team). Its
 state changes run through ``post`` only — the actor's mailbox in a team, a lock
-otherwise — while extraction, splitting and embedding run on at most 4 + 4 worker
-threads that report back through ``post``. Claims name the pipeline id, whose lock
-file this pipeline holds shared for as long as it lives: when another pipeline can
-lock it exclusively, the claimer is gone and its files are requeued at once.
+otherwise — while extraction, splitting and embedding run in at most 4 + 4 workers
+(child actors of ``#Workspace`` in a team, threads otherwise; see
+:mod:`~akgentic_workspace.rag.workers`) that report back through ``post``. Claims
+name the pipeline id, whose lock file this pipeline holds shared for as long as it
+lives: when another pipeline can lock it exclusively, the claimer is gone and its
+files are requeued at once.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,7 @@ from akgentic_workspace.rag.split import (
     split_markdown,
 )
 from akgentic_workspace.rag.walk import DOCUMENT_TYPES
+from akgentic_workspace.rag.workers import ActorRunner, Runner, ThreadRunner
 
 __all__ = ["IN_FLIGHT", "RagPipeline", "SourceError", "read_source"]
 
@@ -100,16 +103,20 @@ class _Chunk:
 class RagPipeline:
     """Drains the tree's pending records through the workers (see module docstring)."""
 
-    def __init__(self, ctx: RagContext, post: Callable[[Callable[[], None]], None]) -> None:
+    def __init__(
+        self, ctx: RagContext, post: Callable[[Callable[[], None]], None], owner: Any = None
+    ) -> None:
         self.ctx = ctx
         self.post = post
         self.id = uuid.uuid4().hex
-        self._lock_fd = os.open(
-            ctx.records.locks / f"rag-pipeline-{self.id}", os.O_RDWR | os.O_CREAT, 0o644
-        )
+        lock_path = ctx.records.locks / f"rag-pipeline-{self.id}"
+        self._lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(self._lock_fd, fcntl.LOCK_SH)
-        self._index_pool = ThreadPoolExecutor(INDEX_WORKERS, thread_name_prefix="rag-index")
-        self._embed_pool = ThreadPoolExecutor(EMBED_WORKERS, thread_name_prefix="rag-embed")
+        # ``owner`` is the ``#Workspace`` actor: its children do the work in a team.
+        self._runner: Runner = (
+            ThreadRunner(INDEX_WORKERS, EMBED_WORKERS) if owner is None else ActorRunner(owner)
+        )
+        self._batch_serial = 0
         self._jobs = 0
         self._batches = 0
         self._queue: list[_Chunk] = []
@@ -126,8 +133,7 @@ class RagPipeline:
         self._closed = True
         for timer in self._timers.values():
             timer.cancel()
-        self._index_pool.shutdown(wait=False, cancel_futures=True)
-        self._embed_pool.shutdown(wait=False, cancel_futures=True)
+        self._runner.close()
         with contextlib.suppress(OSError):
             os.close(self._lock_fd)
 
@@ -181,13 +187,18 @@ class RagPipeline:
                         size += int(claimed.get("size", 0))
                 if not job:
                     break
+                name = f"#index-{self.ctx.scope}-{path_hash(job[0]['path'])[:12]}"
                 try:
-                    future = self._index_pool.submit(self._index_job, job)
-                except RuntimeError:  # the interpreter is shutting down: claims stay for a resume
+                    self._runner.start(
+                        "index",
+                        name,
+                        functools.partial(self._index_job, job),
+                        self._reported(self._on_index),
+                    )
+                except RuntimeError:  # shutting down: the claims stay for a resume
                     self._closed = True
                     return
                 self._jobs += 1
-                future.add_done_callback(self._reported(self._on_index))
         self._feed_embedders()
 
     def _claim(self, seen: Record) -> Record | None:
@@ -222,7 +233,10 @@ class RagPipeline:
         def done(future: Future[Any]) -> None:
             if self._closed or future.cancelled():
                 return
-            self.post(lambda: handler(future))
+            try:
+                self.post(lambda: handler(future))
+            except Exception as error:  # the owner stopped: the claims wait for a resume
+                log.info("a worker's report was dropped: %s", error)
 
         return done
 
@@ -386,13 +400,19 @@ class RagPipeline:
             self._batches < EMBED_WORKERS
         ):
             batch, self._queue = self._queue[:size], self._queue[size:]
+            self._batch_serial += 1
+            name = f"#embed-workspace_chunks-{self.id[:8]}{self._batch_serial:06d}"
             try:
-                future = self._embed_pool.submit(self._embed_batch, batch)
+                self._runner.start(
+                    "embed",
+                    name,
+                    functools.partial(self._embed_batch, batch),
+                    self._reported(functools.partial(self._on_embedded, batch)),
+                )
             except RuntimeError:  # shutting down: the claims are requeued by the next pipeline
                 self._closed = True
                 return
             self._batches += 1
-            future.add_done_callback(self._reported(functools.partial(self._on_embedded, batch)))
 
     def _embed_batch(self, batch: list[_Chunk]) -> None:
         from akgentic.vector.protocol import VectorEntry
@@ -477,6 +497,7 @@ class RagPipeline:
                 record["status"] = "embedded" if embedded else "keyword"
             record["permanent"] = False
             record["dirty"] = False
+            record["indexed_at"] = time.time()
             store.write(record)
         if old.get("text") and old.get("text") != next_set.get("text"):
             store.drop_text(old["text"])

@@ -26,6 +26,7 @@ MAX_TERMS = 32
 MAX_TOP_K = 50
 MAX_HIT_CHARS = 60_000
 _NOT_INDEXED = "No workspace files are indexed for retrieval"
+_DONE = frozenset({"embedded", "keyword"})
 _STATUS_ORDER = ("failed", "stale", "extraction", "splitting", "embedding", "pending")
 
 
@@ -266,6 +267,13 @@ def render_hits(result: RagSearchResult) -> str:
     return "\n".join(lines) if lines else "Nothing in the retrieval index matched"
 
 
+def _ordered(status: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Done rows newest first (the last finished run on top); the others by path."""
+    if status in _DONE:
+        return sorted(rows, key=lambda r: (-float(r.get("indexed_at") or 0.0), r.get("path", "")))
+    return sorted(rows, key=lambda r: r.get("path", ""))
+
+
 def render_list(ctx: RagContext, max_rows: int, max_pending: int) -> str:
     """``/workspace_rag_list``: counts by status, then rows by urgency, capped."""
     records = list(ctx.records.snapshot().values())
@@ -280,8 +288,9 @@ def render_list(ctx: RagContext, max_rows: int, max_pending: int) -> str:
     for r in records:
         groups.setdefault(r.get("status", "?"), []).append(r)
     shown = 0
+    hidden: list[str] = []
     for status in (*_STATUS_ORDER, "embedded", "keyword"):
-        rows = sorted(groups.get(status, []), key=lambda r: r.get("path", ""))
+        rows = _ordered(status, groups.get(status, []))
         cap = max_pending if status == "pending" else len(rows)
         kept = rows[: max(0, min(cap, max_rows - shown))]
         for r in kept:
@@ -290,7 +299,10 @@ def render_list(ctx: RagContext, max_rows: int, max_pending: int) -> str:
             lines.append(f"- {r['path']} [{status}] {chunks} chunk(s){reason}")
         shown += len(kept)
         if len(rows) > len(kept):
-            lines.append(f"…and {len(rows) - len(kept)} more {status}")
+            hidden.append(f"{len(rows) - len(kept)} more {status}")
+    if hidden:
+        # One closing line whatever the number of statuses cut: the list stays bounded.
+        lines.append("…and " + ", ".join(hidden))
     return "\n".join(lines)
 
 
@@ -307,7 +319,7 @@ def index_state(ctx: RagContext, max_rows: int) -> Any:
         groups.setdefault(status, []).append(r)
     rows: list[RagFileRow] = []
     for status in (*_STATUS_ORDER, "embedded", "keyword"):
-        for r in sorted(groups.get(status, []), key=lambda r: r.get("path", "")):
+        for r in _ordered(status, groups.get(status, [])):
             if len(rows) >= max_rows:
                 break
             rows.append(

@@ -165,6 +165,27 @@ class StaleMarker:
             log.warning("marking %s stale failed: %s", keys[:3], error)
 
 
+def _store_actor(observer: Any, param: Any, scope: str, meta: Path) -> Any:
+    """The team's ``#VectorStore`` for a ``local`` store (None: cluster, or no team).
+
+    Every tree of a team shares it; the tree's root is registered first so that the
+    one backend the store routes ``workspace_chunks`` to files each tree's rows under
+    its own ``<meta>/index/``.
+    """
+    from akgentic.vector.registry import needs_store_actor
+
+    if param.backend == "local":
+        from akgentic_workspace.rag.local_backend import register_tree
+
+        register_tree(scope, str(meta))
+    orchestrator = getattr(observer, "orchestrator", None)
+    if orchestrator is None or not needs_store_actor(param):
+        return None
+    from akgentic.vector.actor import ensure_store_actor
+
+    return ensure_store_actor(param, observer.proxy_ask(orchestrator))
+
+
 def bind_retrieval(
     *,
     observer: Any,
@@ -201,10 +222,14 @@ def bind_retrieval(
             list(DEFAULT_RAGIGNORE if index.ragignore is None else index.ragignore),
         )
     team_id = getattr(observer, "team_id", None)
+    scope = f"{location.relative}@{tree_id}"
+    store_address = None
+    if param is not None:
+        store_address = _store_actor(observer, param, scope, meta)
     settings = RagSettings(
         tree=str(location.tree),
         meta=str(meta),
-        scope=f"{location.relative}@{tree_id}",
+        scope=scope,
         index=index,
         search=search_param,
         listing=listing,
@@ -212,6 +237,7 @@ def bind_retrieval(
         keyword_reason=reason,
         docs_enabled=docs_enabled,
         team_id=None if team_id is None else str(team_id),
+        store_address=store_address,
     )
     ctx = RagContext(settings)
     if actor_address is not None:

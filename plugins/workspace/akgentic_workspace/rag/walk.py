@@ -112,7 +112,7 @@ def walk(tree: Path, start: str, spec: Any, budget_s: float = WALK_BUDGET_S) -> 
     deadline = time.monotonic() + budget_s
     stack = [start]
     while stack:
-        if time.monotonic() > deadline:
+        if time.monotonic() >= deadline:
             out.complete = False
             return out
         rel = stack.pop()
