@@ -233,8 +233,12 @@ class RuntimeContract:
 
     @pytest.fixture(scope="class")
     @classmethod
-    def ledger(cls) -> AckLedger:
-        """Every acknowledgement the fleet tests receive (checked cumulatively)."""
+    def ledger(cls, log_store: EventStore) -> AckLedger:
+        """Every acknowledgement the fleet tests receive (checked cumulatively).
+
+        Tied to ``log_store`` so a parametrized store gets a fresh ledger with it.
+        """
+        del log_store
         return AckLedger()
 
     @pytest.fixture(scope="class")

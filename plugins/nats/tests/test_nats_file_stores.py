@@ -46,20 +46,14 @@ class _FileStoreContract(RuntimeContract):
         return worker_fleet
 
 
-class TestNatsOnSqlite(_FileStoreContract):
-    """Workers fenced by one SQLite file."""
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def store_url(cls, tmp_path_factory: pytest.TempPathFactory) -> str:
+@pytest.fixture(scope="module", params=["sqlite", "yaml"])
+def store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One SQLite file, then one YAML directory: the module's worker fleet is rebuilt per store."""
+    if request.param == "sqlite":
         path: Path = tmp_path_factory.mktemp("sqlite-fence") / "teams.db"
         return f"sqlite:///{path}"
+    return f"yaml:///{tmp_path_factory.mktemp('yaml-fence') / 'teams'}"
 
 
-class TestNatsOnYaml(_FileStoreContract):
-    """Workers fenced by one YAML store directory."""
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def store_url(cls, tmp_path_factory: pytest.TempPathFactory) -> str:
-        return f"yaml:///{tmp_path_factory.mktemp('yaml-fence') / 'teams'}"
+class TestNatsOnFileStores(_FileStoreContract):
+    """Workers fenced by one SQLite file, then by one YAML store directory."""
