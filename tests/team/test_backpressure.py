@@ -6,13 +6,21 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import pytest
 
 from akgentic.core import ActorSystem, EventSubscriber
-from akgentic.core.messages.message import Message
+from akgentic.core.actor_address import ActorAddressProxy
+from akgentic.core.messages.message import Message, UserMessage
 from akgentic.core.messages.orchestrator import SentMessage
-from akgentic.team import PersistedEvent, SqliteEventStore, TeamCard, TeamManager
+from akgentic.team import (
+    PersistedEvent,
+    PersistenceSubscriber,
+    SqliteEventStore,
+    TeamCard,
+    TeamManager,
+)
 from akgentic.team.backpressure import BackpressureTimeoutError, SendGate
 
 
@@ -80,6 +88,30 @@ def test_send_waits_while_the_store_is_stuck_and_resumes_when_it_catches_up(
     contents = [getattr(e.event, "message", None) for e in stored]
     assert sum(1 for m in contents if getattr(m, "content", "").startswith("m")) >= 300
     manager.stop_all()
+
+
+def test_the_batch_in_flight_is_not_counted_so_the_next_one_fills_meanwhile(
+    held_store: HeldStore, wait_for: Callable[..., None]
+) -> None:
+    team_id = uuid4()
+    sender = ActorAddressProxy(
+        {"agent_id": str(uuid4()), "name": "@W", "role": "W", "team_id": str(team_id)}
+    )
+    persistence = PersistenceSubscriber(team_id, held_store)
+    held_store.release.clear()
+    persistence.on_message(UserMessage(content="first").init(sender, team_id))
+    wait_for(held_store.holding.is_set)  # the writer has taken it and is stuck
+    for i in range(5):
+        persistence.on_message(UserMessage(content=f"m{i}").init(sender, team_id))
+    assert (persistence.backlog, persistence.queued) == (6, 5)
+    assert not persistence.wait_for_queue(2, lambda: 0, timeout=0.2)
+    assert not persistence.wait_for_queue(5, lambda: 1, timeout=0.2)  # upstream counts
+    held_store.release.set()
+    assert persistence.wait_for_queue(0, lambda: 0, timeout=30)  # taken as the next batch
+    persistence.flush(30)
+    assert (persistence.backlog, persistence.queued) == (0, 0)
+    assert [e.sequence for e in held_store.load_events(team_id)] == list(range(1, 7))
+    persistence.close()
 
 
 def test_a_store_that_never_catches_up_makes_send_raise_instead_of_queueing_forever(
