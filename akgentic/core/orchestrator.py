@@ -487,6 +487,11 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         super().on_stop()
         self.subscribers.clear()
         self._subscribers_view = ()
+        # A stopped actor sits in reference cycles (its address, its ref) that only a
+        # full collection frees; its history would wait there with it and make that
+        # collection, which holds every thread, as long as the team's whole log.
+        self.messages = []
+        self.state_dict = {}
         if self._stop_event is None:
             self._stop_event = threading.Event()
         self._stop_event.set()

@@ -13,9 +13,10 @@ an :class:`~akgentic.team.subscribers.IdleStopSubscriber` (stops it after
 ``ORCHESTRATOR_TIMEOUT_DELAY`` idle seconds) and the shared subscribers given
 to the manager, which are called from many orchestrator threads and must be
 thread-safe. Its runtime gets a :class:`~akgentic.team.backpressure.SendGate`:
-``send`` waits while more than ``max_backlog`` records are between delivery
-and the store. A team that fails to build leaves nothing behind: its actors are
-stopped, its idle countdown closed, and its record and events deleted.
+``send`` waits while more than ``max_backlog`` records are queued in front of
+the store's writer (the batch it is committing aside). A team that fails to
+build leaves nothing behind: its actors are stopped, its idle countdown closed,
+and its record and events deleted.
 
 Ownership: the manager runs a team only while it holds the team's claim in the
 store (:meth:`EventStore.claim_team`). ``create_team`` inserts the record

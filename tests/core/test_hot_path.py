@@ -18,6 +18,7 @@ from akgentic.core.messages import (
     Message,
     ProcessedMessage,
     ReceivedMessage,
+    SentMessage,
     UserMessage,
 )
 from akgentic.core.messages.message import fast_construct, turn_telemetry_factory
@@ -116,6 +117,38 @@ def test_turn_telemetry_shares_one_read_only_fields_set_copied_on_write(
     c.team_id = uuid4()
     assert isinstance(d.model_fields_set, SharedFieldsSet) and d.model_fields_set == expected
     assert c.model_fields_set == expected
+
+
+def test_fast_construct_shares_one_fields_set_per_field_combination(system: ActorSystem) -> None:
+    sender = _live_address(system)
+    inner = UserMessage(content="x")
+
+    def sent() -> SentMessage:
+        fields = {"message": inner, "recipient": sender, "sender": sender, "team_id": uuid4()}
+        return fast_construct(SentMessage, fields)
+
+    a, b = sent(), sent()
+    expected = {"message", "recipient", "sender", "team_id"}
+    assert a.model_fields_set is b.model_fields_set and a.model_fields_set == expected
+    other = fast_construct(SentMessage, {"message": inner, "sender": sender})
+    assert other.model_fields_set == {"message", "sender"}
+    assert other.model_fields_set is not a.model_fields_set
+    with pytest.raises(TypeError):
+        a.model_fields_set.add("parent_id")
+    a.parent_id = uuid4()  # copy on write: only ``a`` records the assignment
+    assert a.model_fields_set == expected | {"parent_id"} and b.model_fields_set == expected
+
+
+class _OwnSetattr(UserMessage):
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+
+def test_fast_construct_gives_a_class_with_its_own_setattr_a_private_set() -> None:
+    a = fast_construct(_OwnSetattr, {"content": "a"})
+    b = fast_construct(_OwnSetattr, {"content": "b"})
+    assert a.model_fields_set == {"content"} and a.model_fields_set is not b.model_fields_set
+    assert type(a.model_fields_set) is set
 
 
 def test_a_telemetry_batch_is_its_own_envelope_and_never_peeked_as_mail() -> None:

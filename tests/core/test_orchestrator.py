@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from typing import Any
 
 import pytest
@@ -115,6 +117,26 @@ def test_a_subscriber_that_raises_does_not_stop_the_others(
     assert exploding.calls >= 3
     team.orchestrator.stop().wait(5)
     assert second.stopped.is_set()
+
+
+def test_a_stopped_orchestrator_lets_go_of_its_history_without_a_full_collection(
+    team: Any, wait_until: Any
+) -> None:
+    # A stopped actor stays referenced (its ref, its address cycles): were its history
+    # kept with it, only a full collection, which holds every thread, would free it.
+    worker = team.spawn(Worker, "@W")
+    team.system.ask(worker, UserMessage(content="x"))
+    wait_until(lambda: team.recorder.of_type(ProcessedMessage))
+    history = team.orchestrator.get_messages()
+    turns = [weakref.ref(m) for m in history if isinstance(m, (ReceivedMessage, ProcessedMessage))]
+    del history
+    assert turns
+    gc.disable()
+    try:
+        assert team.orchestrator.stop().wait(5)
+        wait_until(lambda: all(ref() is None for ref in turns), timeout=5)
+    finally:
+        gc.enable()
 
 
 def test_subscribe_is_idempotent_and_unsubscribe_tolerates_strangers(

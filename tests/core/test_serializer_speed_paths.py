@@ -13,7 +13,7 @@ import pytest
 from pydantic import field_serializer
 from pydantic_core import to_json
 
-from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+from akgentic.core.actor_address import ActorAddress, ActorAddressProxy, ActorAddressStopped
 from akgentic.core.messages import UserMessage
 from akgentic.core.utils.serializer import (
     SerializableBaseModel,
@@ -201,6 +201,25 @@ def test_the_json_dump_shares_a_snapshot_address_dict_that_serialize_copies() ->
     assert serialize_for_json(proxy) is serialize_for_json(proxy)
     assert serialize(proxy) is not serialize(proxy)
     assert serialize(proxy) == serialize_for_json(proxy)
+
+
+class _Moment(datetime):
+    pass
+
+
+def test_the_direct_dumpers_give_the_text_of_serialize_for_subclasses_too() -> None:
+    # Exact types go straight to their dumper; their subclasses must still match serialize().
+    stopped = ActorAddressStopped(_address("@Gone"))
+    model = Tagged(
+        when=_Moment(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        uid=uuid4(),
+        live=stopped,
+        nested=[datetime(2026, 5, 6, 7, 8, 9, 10), _Moment(2026, 1, 1), Inner(who=stopped)],
+    )
+    text = to_json(serialize_base_model_for_json(model), inf_nan_mode="constants").decode()
+    assert text == compact_dumps(serialize(model))
+    assert json.loads(text)["live"]["name"] == "@Gone"
+    assert json.loads(text)["nested"][0] == "2026-05-06T07:08:09.000010"
 
 
 def test_encode_event_gives_the_compact_text_of_model_dump_also_through_the_slow_path() -> None:

@@ -181,10 +181,28 @@ def fast_construct(cls: type[M], fields: dict[str, Any]) -> M:
     values.update(fields)
     obj = new_instance(cls)
     set_dict(obj, values)
-    set_fields_set(obj, set(fields))
+    set_fields_set(obj, _fields_set(cls, fields))
     set_extra(obj, None)
     set_private(obj, None)
     return obj
+
+
+#: (class, field names) -> the read-only fields set its fast-built messages share.
+_shared_fields_sets: dict[tuple[type, tuple[str, ...]], set[str]] = {}
+
+
+def _fields_set(cls: type[Message], fields: dict[str, Any]) -> set[str]:
+    # A team keeps every message in its history, so a set per message is one more
+    # object each full garbage collection walks; the runtime builds the same few
+    # field combinations over and over. Only a class whose assignments copy a
+    # shared set first (Message.__setattr__) may hold one.
+    key = (cls, tuple(fields))
+    shared = _shared_fields_sets.get(key)
+    if shared is None:
+        if cls.__setattr__ is not Message.__setattr__ or len(_shared_fields_sets) >= 256:
+            return set(fields)
+        shared = _shared_fields_sets[key] = SharedFieldsSet(fields)
+    return shared
 
 
 _TURN_FIELDS = frozenset({"message_id", "sender", "team_id", "parent_id"})

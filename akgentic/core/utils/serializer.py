@@ -364,20 +364,25 @@ def serialize_for_json(value: Any) -> Any:
 
 
 def _json_dumper_for(t: type) -> Callable[[Any], Any]:
-    """The dumper of :func:`serialize_for_json` for values of exactly type ``t``."""
+    """The dumper of :func:`serialize_for_json` for values of exactly type ``t``.
+
+    Where it can, the answer is the function doing the work itself (a
+    snapshot's ``_shared_dump``, a model class's compiled dumper,
+    ``datetime.isoformat``) rather than a wrapper calling it: the compiled
+    model dumpers call it once per field value of every stored event.
+    """
     if issubclass(t, ActorAddressProxy):
-        return _shared_address_dump
+        shared: Callable[[Any], Any] = t._shared_dump
+        return shared
     if issubclass(t, SerializableBaseModel):
-        return serialize_base_model_for_json
+        return _json_model_dumper(t)
+    if t is datetime:
+        return datetime.isoformat
     if t is list or t is tuple or t is set or t is frozenset:
         return _json_sequence
     if t is dict:
         return _json_mapping
     return _dumper_for(t)  # everything else: the same as serialize()
-
-
-def _shared_address_dump(value: ActorAddressProxy) -> Any:
-    return value._shared_dump()
 
 
 def _json_sequence(value: Any) -> list[Any]:
@@ -396,8 +401,16 @@ def serialize_base_model_for_json(model: BaseModel) -> dict[str, Any]:
     cls = type(model)
     dump = _json_model_dumpers.get(cls)
     if dump is None:
-        dump = _json_model_dumpers[cls] = _compile_json_model_dumper(cls)
+        dump = _json_model_dumper(cls)
     return dump(model)
+
+
+def _json_model_dumper(cls: type[BaseModel]) -> Callable[[Any], dict[str, Any]]:
+    """The compiled dumper of ``cls`` (compiled on first use)."""
+    dump = _json_model_dumpers.get(cls)
+    if dump is None:
+        dump = _json_model_dumpers[cls] = _compile_json_model_dumper(cls)
+    return dump
 
 
 #: Types :func:`serialize_for_json` hands back as they are.
@@ -414,7 +427,11 @@ def _compile_json_model_dumper(cls: type[BaseModel]) -> Callable[[Any], dict[str
     dumped otherwise; the dict is built in one go, in field order.
     """
     plan = _plan(cls)
-    namespace: dict[str, Any] = {"_as_is": _JSON_AS_IS, "_dump": serialize_for_json}
+    namespace: dict[str, Any] = {
+        "_as_is": _JSON_AS_IS,
+        "_dump": serialize_for_json,
+        "_dumper": _json_dumpers.get,
+    }
     lines = ["def dump(model):", "    get = model.__dict__.get"]
     for i, (name, fn) in enumerate(plan):
         if fn is None:
@@ -422,8 +439,11 @@ def _compile_json_model_dumper(cls: type[BaseModel]) -> Callable[[Any], dict[str
         else:
             namespace[f"_fn{i}"] = fn
             lines.append(f"    v{i} = _fn{i}(model, get({name!r}))")
-        lines.append(f"    if type(v{i}) not in _as_is:")
-        lines.append(f"        v{i} = _dump(v{i})")
+        # serialize_for_json inlined: a type already seen goes straight to its dumper.
+        lines.append(f"    t = type(v{i})")
+        lines.append("    if t not in _as_is:")
+        lines.append("        d = _dumper(t)")
+        lines.append(f"        v{i} = _dump(v{i}) if d is None else d(v{i})")
     items = [f"{name!r}: v{i}" for i, (name, _) in enumerate(plan)]
     items.append(f"{MODEL_KEY!r}: {class_path(cls)!r}")
     lines.append("    return {" + ", ".join(items) + "}")

@@ -140,6 +140,8 @@ class PersistenceSubscriber:
         self._fence: dict[str, Any] = {} if epoch is None else {"epoch": epoch}
         self._sequence = initial_sequence
         self._durable = initial_sequence
+        # Highest sequence the writer has taken off the queue (written or being written).
+        self._taken = initial_sequence
         self._restoring = False
         lock = self._lock = threading.RLock()
         # Progress (a batch written, a failure, a drained queue) is announced on
@@ -169,6 +171,11 @@ class PersistenceSubscriber:
         return self._sequence - self._durable
 
     @property
+    def queued(self) -> int:
+        """Events numbered but not yet taken by the writer (the batch in flight excluded)."""
+        return self._sequence - self._taken
+
+    @property
     def restoring(self) -> bool:
         """Whether a replay is in progress (nothing is written meanwhile)."""
         return self._restoring
@@ -196,7 +203,7 @@ class PersistenceSubscriber:
                     self._failure = exc
                     self._report(exc)
                     raise
-                self._sequence = self._durable = sequence
+                self._sequence = self._durable = self._taken = sequence
                 return
             self._sequence = sequence
             self._enqueue(event)
@@ -235,6 +242,26 @@ class PersistenceSubscriber:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while self._failure is None and self._sequence - self._durable + upstream() > limit:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(_RECHECK if remaining is None else min(remaining, _RECHECK))
+        return True
+
+    def wait_for_queue(
+        self, limit: int, upstream: Callable[[], int], timeout: float | None = None
+    ) -> bool:
+        """Wait until ``queued + upstream()`` is at most ``limit``; ``False`` on timeout.
+
+        Like :meth:`wait_for_room`, but the batch the writer is committing does
+        not count: the caller may fill the next batch while the current one is
+        on its way to disk. The check runs again whenever the writer takes a
+        batch or finishes one, and at least every :data:`_RECHECK` seconds for
+        the upstream part; ``True`` at once when persistence has stopped.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._failure is None and self._sequence - self._taken + upstream() > limit:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
@@ -306,6 +333,7 @@ class PersistenceSubscriber:
                 if self._writer is not me:
                     return  # closed or replaced: whatever is queued belongs to the next writer
                 batch, self._pending = self._pending, []
+                self._taken = self._sequence
                 self._writing = True
                 self._cond.notify_all()
             try:
@@ -321,6 +349,7 @@ class PersistenceSubscriber:
                 with self._cond:
                     self._failure = exc
                     self._pending = []
+                    self._taken = self._sequence
                     self._writing = False
                     self._cond.notify_all()
                 self._report(exc)
