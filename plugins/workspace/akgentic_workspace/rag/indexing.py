@@ -3,7 +3,9 @@
 Nothing here extracts, splits or embeds: the pipeline does, after the call returns.
 A file is *current* when its live set matches by ``(size, mtime_ns, inode)`` (no read),
 else by SHA-256; a run in flight on the same bytes and a permanent failure at the
-same digest count as current too, so two callers never queue one file twice.
+same digest count as current too, so two callers never queue one file twice. A
+permanent failure counts only for the fingerprint it happened under: after an upgrade
+of the splitter or extractor the file is tried once more.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def _decide(
                 return "current", record.get("sha")
             if status in _QUEUED_STATES:
                 return "current", record.get("sha")
-            if status == "failed" and record.get("permanent"):
+            if _failed_for_good(ctx, record):
                 return "current", record.get("sha")
     # An unchanged stat triple keeps the recorded digest: a keyword set that only needs
     # vectors, or a transient failure, is requeued without reading the file.
@@ -77,7 +79,7 @@ def _decide(
         status = record.get("status")
         if status in _QUEUED_STATES and record.get("sha") == sha:
             return "current", sha
-        if status == "failed" and record.get("permanent") and record.get("sha") == sha:
+        if _failed_for_good(ctx, record) and record.get("sha") == sha:
             return "current", sha
         if (
             live.get("sha") == sha
@@ -89,13 +91,22 @@ def _decide(
     return "queue", sha
 
 
+def _failed_for_good(ctx: RagContext, record: Record) -> bool:
+    """A permanent failure under this code (records from before the field count as ours)."""
+    return (
+        record.get("status") == "failed"
+        and bool(record.get("permanent"))
+        and record.get("failed_fingerprint") in (None, ctx.fingerprint)
+    )
+
+
 def _settled(ctx: RagContext, record: Record, f: WalkedFile) -> bool:
     """The cached record is final at this exact stat triple and fingerprint."""
     if record.get("stat") != [f.size, f.mtime_ns, f.ino] or f.size > MAX_SOURCE_BYTES:
         return False
     status = record.get("status")
     if status == "failed":
-        return bool(record.get("permanent"))
+        return _failed_for_good(ctx, record)
     live = record.get("live") or {}
     if status not in ("embedded", "keyword") or live.get("fingerprint") != ctx.fingerprint:
         return False
@@ -134,6 +145,7 @@ def _too_large(record: Record | None, f: WalkedFile) -> Record:
     fresh.update(
         path=f.key, status="failed", stat=[f.size, f.mtime_ns, f.ino], sha="", size=f.size,
         claim=None, next=None, reason="over the 16 MiB limit", permanent=True,
+        failed_fingerprint=None,
     )  # fmt: skip
     return fresh
 

@@ -505,7 +505,9 @@ class RagPipeline:
     def _fail(
         self, path: str, reason: str, permanent: bool, landed: list[str] | None = None
     ) -> None:
-        """The run failed: ``next`` is dropped (its landed ids removed), ``live`` untouched."""
+        """The run failed: ``next`` is dropped (its landed ids removed); ``live`` stays unless
+        older code made it from bytes this code refuses for good.
+        """
         store = self.ctx.records
         hexkey = path_hash(path)
         with store.locked([hexkey]):
@@ -514,12 +516,33 @@ class RagPipeline:
             if record is None or (record.get("claim") or {}).get("pipeline") != self.id:
                 return
             record = _abandon_next(record, landed)
+            live = record.get("live") or {}
+            dropped = None
+            if (
+                permanent
+                and live
+                and live.get("sha") == record.get("sha")
+                and live.get("fingerprint") != self.ctx.fingerprint
+            ):
+                # Older code indexed these very bytes, and this code refuses them for good
+                # (e.g. a corrupt PDF once indexed as its raw bytes): that passage is not
+                # the file's content, so it stops being served rather than kept as "old".
+                owed = set(record.get("owed", []))
+                owed.update(c["id"] for c in live.get("chunks", []))
+                record["owed"] = sorted(owed)
+                record["live"] = None
+                dropped = live.get("text")
             record["owed"] = self._remove(record.get("owed", []))
             record["status"] = "failed"
             record["reason"] = reason
             record["permanent"] = permanent
+            # Another splitter or extractor may read these bytes: the failure is for good
+            # only under the fingerprint it happened with.
+            record["failed_fingerprint"] = self.ctx.fingerprint if permanent else None
             record["claim"] = None
             store.write(record)
+        if dropped:
+            store.drop_text(dropped)
 
     def _remove(self, ids: list[str]) -> list[str]:
         """Remove store rows (scoped); what could not be removed stays owed."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "MAX_CHUNKS_PER_FILE",
+    "SPLITTER_VERSION",
     "Piece",
     "SplitConfig",
     "compose",
@@ -22,6 +23,8 @@ __all__ = [
 ]
 
 MAX_CHUNKS_PER_FILE = 5000
+#: Bumped whenever a change here moves a chunk boundary, heading path or line range.
+SPLITTER_VERSION = "rag-split-1"
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
