@@ -33,6 +33,7 @@ from akgentic_workspace.rag.service import resolve_param
 from akgentic_workspace.rag.testing import FINAL, HASHING, drained, rag_fields, records
 
 from akgentic.testing import wait_until
+from akgentic.tool.errors import RetriableError
 
 MakeAgent = Callable[..., Any]
 OLD = {"splitter": "rag-split-1", "extractor": "markitdown-1"}
@@ -256,3 +257,27 @@ def test_a_permanent_failure_under_older_code_is_tried_again(
         done["status"] == "failed" and done["failed_fingerprint"] == agent.card._rag.ctx.fingerprint
     )
     assert agent.tools["workspace_rag_index"]().startswith("0 file(s) queued, 1 already current")
+
+
+def test_a_card_bound_before_newer_code_republished_stops_indexing(
+    make_agent: MakeAgent, workspaces_root: Path
+) -> None:
+    agent = make_agent(**rag_fields())
+    tree = tree_of(workspaces_root)
+    meta = tree.with_name("p.index")
+    (tree / "a.md").write_text("# A\n\nalpha text about apples\n")
+    (tree / "b.md").write_text("# B\n\nbeta text about bananas\n")
+    ctx = agent.card._rag.ctx
+    assert ctx.queue_paths(["a.md"], force=False) == 1  # queued, not drained yet
+    newer = {**CODE_VERSIONS, "extractor": "markitdown-3"}
+    publish_policy(meta, {"versions": newer})  # what a newer release's bind does
+    assert policy(tree)["versions"] == newer
+    with pytest.raises(RetriableError, match="published retrieval policy holds") as caught:
+        agent.tools["workspace_rag_index"]()
+    assert "markitdown-3" in str(caught.value) and str(meta / "rag" / "policy.json") in str(
+        caught.value
+    )
+    assert ctx.queue_paths(["b.md"], force=False) == 0
+    agent.card._rag.drain()  # runs on this thread: a claim would show at once
+    assert records(meta)["a.md"]["status"] == "pending"
+    assert "b.md" not in records(meta)

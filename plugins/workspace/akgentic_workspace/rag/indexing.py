@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from pathlib import Path
 from typing import Any
 
 from akgentic.tool.errors import RetriableError
@@ -20,6 +21,7 @@ from akgentic_workspace.rag.context import RagContext
 from akgentic_workspace.rag.errors import SourceError
 from akgentic_workspace.rag.extract import docs_available
 from akgentic_workspace.rag.models import DEFAULT_RAGIGNORE
+from akgentic_workspace.rag.policy import superseded
 from akgentic_workspace.rag.records import Record, path_hash
 from akgentic_workspace.rag.walk import DOCUMENT_TYPES, TEXT_TYPES, WalkedFile, load_ignore, walk
 
@@ -253,6 +255,9 @@ def _reconcile(
 
 def index_tree(ctx: RagContext, key: str, force: bool, pipeline_id: str | None = None) -> str:
     """The body of ``workspace_rag_index`` (``key`` already canonical)."""
+    refusal = superseded(Path(ctx.settings.meta))
+    if refusal is not None:
+        raise RetriableError(f"Retrieval indexing is not available for this workspace: {refusal}")
     tree = ctx.tree
     counts = dict.fromkeys(
         ("queued", "current", "unsupported", "ignored", "removed", "too_large", "needs_docs",
@@ -323,6 +328,10 @@ def index_tree(ctx: RagContext, key: str, force: bool, pipeline_id: str | None =
 
 def queue_keys(ctx: RagContext, keys: list[str], *, force: bool) -> int:
     """Queue single files (uploads, re-index after writes); missing or odd ones skipped."""
+    refusal = superseded(Path(ctx.settings.meta))
+    if refusal is not None:
+        log.warning("not queued: %s", refusal)
+        return 0
     counts = dict.fromkeys(("queued", "current", "too_large", "over_limit"), 0)
     files = []
     for key in keys:

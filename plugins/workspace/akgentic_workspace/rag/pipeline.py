@@ -30,7 +30,7 @@ from typing import Any
 
 from akgentic_workspace.rag.context import RagContext
 from akgentic_workspace.rag.errors import SourceError
-from akgentic_workspace.rag.policy import chunk_id
+from akgentic_workspace.rag.policy import chunk_id, superseded
 from akgentic_workspace.rag.records import Record, path_hash
 from akgentic_workspace.rag.split import (
     MAX_CHUNKS_PER_FILE,
@@ -124,6 +124,7 @@ class RagPipeline:
         self._claimed: set[str] = set()
         self._timers: dict[str, threading.Timer] = {}
         self._closed = False
+        self._superseded = False
         self.embed_requests = 0
 
     # ------------------------------------------------------------ lifecycle
@@ -167,7 +168,13 @@ class RagPipeline:
         if self._closed:
             return
         store = self.ctx.records
-        if self._jobs < INDEX_WORKERS:
+        refusal = superseded(store.meta)
+        if refusal is not None and not self._superseded:
+            # What is in flight still lands (and releases its claims); nothing new is
+            # claimed, since newer code would have to redo it.
+            self._superseded = True
+            log.warning("this pipeline stops claiming files: %s", refusal)
+        if self._jobs < INDEX_WORKERS and refusal is None:
             candidates: list[Record] = []
             for record in list(store.snapshot().values()):
                 status = record.get("status")

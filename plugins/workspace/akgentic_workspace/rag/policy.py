@@ -46,6 +46,7 @@ __all__ = [
     "fingerprint",
     "publish_policy",
     "row_id",
+    "superseded",
 ]
 
 CHUNK_ID_NAMESPACE = uuid.UUID("2f5c1a90-7b64-5c3e-9f21-0d8a4c6b1e73")
@@ -118,6 +119,45 @@ def fingerprint(chunking: dict[str, Any], versions: dict[str, str] | None = None
         sort_keys=True,
     )
     return hashlib.sha256(data.encode()).hexdigest()[:12]
+
+
+def _refusal(published: object, path: Path) -> str | None:
+    verdict, detail = compare_versions(published, CODE_VERSIONS)
+    if verdict not in ("older", "unordered"):
+        return None
+    return (
+        f"the tree's published retrieval policy holds code versions {published!r}, this "
+        f"code has {CODE_VERSIONS!r} ({detail}); only the same or a newer "
+        f"akgentic-workspace can use the index in {path}"
+    )
+
+
+_seen: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+
+
+def superseded(meta: Path) -> str | None:
+    """The refusal when newer code republished the policy since this code bound, else None.
+
+    A process that bound before an upgrade must stop writing records: it would index
+    every file again under its own, older fingerprint. The file is re-read only when
+    its stat changes, so the check is one ``stat`` per call.
+    """
+    path = meta / "rag" / "policy.json"
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _seen.get(str(path))
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        published = json.loads(path.read_text(encoding="utf-8")).get("versions", {})
+    except (OSError, ValueError, AttributeError):
+        return None  # a bind reports an unreadable policy; a pass keeps going
+    answer = _refusal(published, path)
+    _seen[str(path)] = (key, answer)
+    return answer
 
 
 def publish_policy(meta: Path, sections: dict[str, Any]) -> str:
