@@ -19,6 +19,7 @@ published versions this code is
   search keeps serving those old live chunks until their replacement lands;
 * refused otherwise (a component older, unordered, or unknown to this code): an older
   release cannot tell what a newer one's records mean, so it must not rewrite them.
+  A process that bound before the republish learns it from :func:`superseded`.
 """
 
 from __future__ import annotations
