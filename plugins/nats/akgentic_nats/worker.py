@@ -337,7 +337,7 @@ class Worker:
                 logger.debug("fair share: %s", exc)
                 await asyncio.sleep(0.5)
                 continue
-            if self.draining:
+            if self._leaving.is_set():
                 break  # a pull asked now would take leases this worker hands back
             if want <= 0 or not self.lease_valid():
                 await self._idle(0.25)
