@@ -260,6 +260,11 @@ class Worker:
 
     # -- registry ----------------------------------------------------------
     async def _publish_status(self) -> None:
+        if self.draining:
+            # Gone from the registry for good: a heartbeat after the drain's delete
+            # would count this worker live for a lease more, and the others would
+            # hold back from taking its teams (their fair share counted it).
+            return
         record = {
             "name": self.name,
             "host": socket.gethostname(),
