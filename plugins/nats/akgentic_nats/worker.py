@@ -279,9 +279,8 @@ class Worker:
     async def _watch_registry(self) -> None:
         """Keep ``_registry`` current from the bucket's updates (runs until cancelled).
 
-        Listing the bucket for every fair-share check meant a new consumer each
-        time, and one such listing could hang for seconds while a drain made
-        the others look for work.
+        Listing the bucket for every fair-share check meant a new consumer and
+        several round trips on each turn of the placement loop.
         """
         watcher = await self._kv.watchall()
         try:
