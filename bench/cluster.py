@@ -256,6 +256,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         fenced += [a for a in back if a.worker == drained]
         result["drain_teams_moved"] = len(handed)
         result["drain_all_back_s"] = round(times[-1], 3)
+        result["drain_median_back_s"] = round(statistics.median(times), 3)
+        result["drain_p90_back_s"] = round(_percentile(times, 0.9), 3)
 
         result["acked_checked"] = len(acks)
         result["acked_missing"] = len(check_acks_in_log(store, acks))
@@ -275,6 +277,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         bench.teardown()
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    result["logs"] = str(logs)
     return result
 
 

@@ -63,6 +63,8 @@ logger = logging.getLogger(__name__)
 REPLAY_PAGE = 200
 #: Placements asked for at once (as many as the adopting threads).
 FETCH_BATCH = 32
+#: Seconds one fetch of placements waits; the server keeps the pull request that long.
+FETCH_WAIT = 0.5
 
 
 @dataclass
@@ -120,6 +122,9 @@ class Worker:
         self._kv: Any = None
         self._sub: Any = None
         self._wake: asyncio.Event | None = None
+        # Each worker's last heartbeat (wall clock), kept current by a watch on the bucket.
+        self._registry: dict[str, float] = {}
+        self._registry_watch: asyncio.Task[None] | None = None
         self._leaving = asyncio.Event()
 
     # -- entry point -------------------------------------------------------
@@ -152,6 +157,7 @@ class Worker:
         # for work at once instead of on their next idle tick.
         await self._nc.subscribe(self.target.wake_subject, cb=woken)
         self.deadline = time.monotonic() + self.target.lease
+        self._registry_watch = asyncio.create_task(self._watch_registry())
         await self._publish_status()
         tasks = [
             asyncio.create_task(self._placement_loop()),
@@ -163,7 +169,7 @@ class Worker:
         self.draining = True
         self._leaving.set()
         await self._drain()
-        for task in tasks:
+        for task in [*tasks, self._registry_watch]:
             task.cancel()
         with contextlib.suppress(Exception):
             await self._nc.close()
@@ -254,6 +260,11 @@ class Worker:
 
     # -- registry ----------------------------------------------------------
     async def _publish_status(self) -> None:
+        if self.draining:
+            # Gone from the registry for good: a heartbeat after the drain's delete
+            # would count this worker live for a lease more, and the others would
+            # hold back from taking its teams (their fair share counted it).
+            return
         record = {
             "name": self.name,
             "host": socket.gethostname(),
@@ -265,7 +276,39 @@ class Worker:
         }
         await self._kv.put(self.name, encode(record))
 
+    async def _watch_registry(self) -> None:
+        """Keep ``_registry`` current from the bucket's updates (runs until cancelled).
+
+        Listing the bucket for every fair-share check meant a new consumer and
+        several round trips on each turn of the placement loop.
+        """
+        watcher = await self._kv.watchall()
+        try:
+            async for entry in watcher:
+                if entry is None:
+                    continue  # the marker after the values the bucket held already
+                if entry.operation in ("DEL", "PURGE"):
+                    self._registry.pop(entry.key, None)
+                    continue
+                try:
+                    self._registry[entry.key] = float(decode(entry.value or b"").get("at", 0))
+                except (ValueError, TypeError, AttributeError):
+                    self._registry.pop(entry.key, None)
+        finally:
+            with contextlib.suppress(Exception):
+                await watcher.stop()
+
     async def _live_workers(self) -> int:
+        watch = self._registry_watch
+        if watch is not None and watch.done():
+            # The watch ended (an error): start it again; list the bucket meanwhile.
+            self._registry_watch = asyncio.create_task(self._watch_registry())
+            return await self._list_live_workers()
+        now = time.time()
+        live = sum(1 for at in self._registry.values() if now - at <= self.target.lease)
+        return max(live, 1)
+
+    async def _list_live_workers(self) -> int:
         try:
             keys = await self._kv.keys()
         except Exception:
@@ -298,12 +341,14 @@ class Worker:
                 logger.debug("fair share: %s", exc)
                 await asyncio.sleep(0.5)
                 continue
+            if self._leaving.is_set():
+                break  # a pull asked now would take leases this worker hands back
             if want <= 0 or not self.lease_valid():
                 await self._idle(0.25)
                 continue
             asked = time.monotonic()
             try:
-                msgs = await self._sub.fetch(min(want, FETCH_BATCH), timeout=0.5)
+                msgs = await self._sub.fetch(min(want, FETCH_BATCH), timeout=FETCH_WAIT)
             except (TimeoutError, NatsTimeout):
                 continue
             except Exception as exc:
@@ -584,7 +629,8 @@ class Worker:
             os.nice(10)
         loop = asyncio.get_running_loop()
         await asyncio.gather(
-            *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held)
+            self._hand_back_strays(handed + FETCH_WAIT + 0.2),
+            *(loop.run_in_executor(self.pool, self._abandon, lease.team_id) for lease in held),
         )
         logger.info(
             "worker %s: %d leases handed back in %.3f s, teams stopped in %.3f s",
@@ -594,6 +640,32 @@ class Worker:
             time.monotonic() - handed,
         )
         print(f"worker {self.name} drained {len(held)} teams", flush=True)
+
+    async def _hand_back_strays(self, until: float) -> None:
+        """Nak placements delivered here after the drain began, until ``until``.
+
+        A pull request sent before the drain stays open on the server for up to
+        ``FETCH_WAIT``; the leases just handed back may be delivered to it. Left
+        in this process's queue they would come back only after a whole lease.
+        """
+        # nats-py offers no public way to read a pull subscription's queue
+        # without asking the server for more, which is what must not happen here.
+        inner = getattr(self._sub, "_sub", None)
+        if inner is None:
+            return
+        while True:
+            left = until - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                msg = await inner.next_msg(timeout=left)
+            except Exception:
+                return  # timed out (nothing more came) or the subscription is gone
+            if msg.headers and msg.headers.get("Status"):
+                continue  # the server's "no messages"/"request expired" notes
+            with contextlib.suppress(Exception):
+                await msg.nak()
+            logger.info("worker %s: handed back a placement delivered while draining", self.name)
 
     @staticmethod
     async def _let_go(subscription: Any) -> None:
