@@ -4,6 +4,10 @@ Both files are built byte by byte by the test (a one-page PDF with a Helvetica t
 object and a correct cross-reference table; a DOCX as the zip of its three XML parts),
 so nothing but the extra itself is needed. Skipped with the reason when the extra is
 not installed (``make install-heavy`` installs it).
+
+The missing-extra hint is checked by hiding the installed MarkItDown through
+``sys.modules`` (it cannot be uninstalled mid-suite): that verifies the message and
+that nothing is cached, not the import behaviour of a machine that never had it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,13 @@
-"""The retrieval capabilities on a bound card: index, list, search, stale marking, limits."""
+"""The retrieval capabilities on a bound card: index, list, search, stale marking, limits.
+
+Stand-ins, and what they leave unverified: a few tests wrap the embedder's ``embed`` in
+a counting or failing shim that calls the real one, to see how often it runs or to make
+one batch fail; the embedder's own behaviour is covered by its contract kit, not here.
+One test replaces the record digest with a recorder, only to prove that an unchanged
+tree is never hashed again (the digest itself is not exercised by that assertion).
+The no-MarkItDown case hides the installed package through ``sys.modules``, so it
+checks the hint and the text path, not a real machine without the extra.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,10 @@
 The ``openai`` embedder talks to a small OpenAI-compatible HTTP server started here
 (the SDK's real client over a real socket); it answers ``/embeddings`` with
 deterministic unit vectors and counts the requests.
+
+One test wraps ``pipeline.read_source`` in a counter that calls the real reader, to show
+the second pass embeds without reading the file again; it verifies the count, not the
+reader (which the other retrieval tests exercise unwrapped).
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Retrieval shared by cards, teams and processes over one tree; writes during a run."""
+"""Retrieval shared by cards, teams and processes over one tree; writes during a run.
+
+To write while a run is in flight, one test wraps ``pipeline.read_source`` so the real
+read waits on an event the test sets; the timing of a natural race is not reproduced.
+"""
 
 from __future__ import annotations
 

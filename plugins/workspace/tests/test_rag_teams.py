@@ -2,6 +2,10 @@
 
 Cards are bound to the team kit's member stand-in (a real actor system, orchestrator,
 ``#Workspace`` and ``#VectorStore``); no model is involved.
+
+One test holds a job inside its worker by wrapping ``pipeline.read_source`` (the real read
+runs once the test releases it), to see which thread and actor runs the job; it does not
+verify scheduling under natural load.
 """
 
 from __future__ import annotations
