@@ -45,7 +45,14 @@ from akgentic.team.store import EventStore
 from akgentic.testing.cluster_team import quiet_team_card
 from akgentic.testing.waiting import wait_until
 
-__all__ = ["AckLedger", "Fleet", "ReceivedAck", "RuntimeContract", "check_acks_in_log"]
+__all__ = [
+    "AckLedger",
+    "Fleet",
+    "FleetRuntimeContract",
+    "ReceivedAck",
+    "RuntimeContract",
+    "check_acks_in_log",
+]
 
 _keys = itertools.count()
 
@@ -458,3 +465,39 @@ class RuntimeContract:
             sequences = [e.sequence for e in log_store.load_events(team_id)]
             assert sequences == list(range(1, len(sequences) + 1))
         fleet.kill(name)
+
+
+class FleetRuntimeContract(RuntimeContract):
+    """:class:`RuntimeContract` with its three fixtures built from a fleet plugin's own.
+
+    A plugin whose workers run as subprocesses defines ``cluster_url``, ``store_url``
+    and ``worker_fleet`` (a :class:`Fleet`) in its conftest; subclassing this gives
+    the contract a connected client, the store the workers write and that fleet.
+    """
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def runtime(cls, cluster_url: str, worker_fleet: Fleet) -> Iterator[RuntimeClient]:
+        """A client on the cluster, once the fleet has its workers."""
+        from akgentic.cluster import connect
+
+        worker_fleet.ensure(cls.workers)
+        client = connect(cluster_url)
+        yield client
+        client.close()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def log_store(cls, store_url: str) -> Iterator[EventStore]:
+        """The event store the workers write, opened by URL as they open it."""
+        from akgentic.team.urls import open_event_store
+
+        store = open_event_store(store_url)
+        yield store
+        store.close()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def fleet(cls, worker_fleet: Fleet) -> Fleet:
+        """The plugin's worker fleet."""
+        return worker_fleet

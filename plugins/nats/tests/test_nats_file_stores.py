@@ -9,41 +9,15 @@ serialise writes); ``answer_timeout`` bounds every wait, no test measures speed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from akgentic.cluster import connect
-from akgentic.cluster.client import RuntimeClient
-from akgentic.team.store import EventStore
-from akgentic.team.urls import open_event_store
-from akgentic.testing import RuntimeContract
-from akgentic.testing.runtime_contract import Fleet
+from akgentic.testing.runtime_contract import FleetRuntimeContract
 
 
-class _FileStoreContract(RuntimeContract):
+class _FileStoreContract(FleetRuntimeContract):
     teams_per_worker = 8
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def runtime(cls, cluster_url: str, worker_fleet: Fleet) -> Iterator[RuntimeClient]:
-        worker_fleet.ensure(cls.workers)
-        client = connect(cluster_url)
-        yield client
-        client.close()
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def log_store(cls, store_url: str) -> Iterator[EventStore]:
-        store = open_event_store(store_url)
-        yield store
-        store.close()
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def fleet(cls, worker_fleet: Fleet) -> Fleet:
-        return worker_fleet
 
 
 @pytest.fixture(scope="module", params=["sqlite", "yaml"])

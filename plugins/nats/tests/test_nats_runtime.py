@@ -9,40 +9,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
-
-import pytest
 
 from akgentic.cluster import connect
-from akgentic.cluster.client import RuntimeClient
-from akgentic.team.store import EventStore
-from akgentic.team.urls import open_event_store
-from akgentic.testing import RuntimeContract
-from akgentic.testing.runtime_contract import Fleet
+from akgentic.testing.runtime_contract import Fleet, FleetRuntimeContract
 
 
-class TestNatsRuntimeContract(RuntimeContract):
+class TestNatsRuntimeContract(FleetRuntimeContract):
     """The client code of the local runtime's contract, on a fleet."""
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def runtime(cls, cluster_url: str, worker_fleet: Fleet) -> Iterator[RuntimeClient]:
-        worker_fleet.ensure(cls.workers)
-        client = connect(cluster_url)
-        yield client
-        client.close()
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def log_store(cls, store_url: str) -> Iterator[EventStore]:
-        store = open_event_store(store_url)
-        yield store
-        store.close()
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def fleet(cls, worker_fleet: Fleet) -> Fleet:
-        return worker_fleet
 
 
 def test_cluster_init_is_idempotent_and_status_lists_workers(cluster_url: str) -> None:
