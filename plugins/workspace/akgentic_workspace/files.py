@@ -29,6 +29,7 @@ __all__ = [
     "STAGING_PATTERN",
     "Entry",
     "Staged",
+    "TooLarge",
     "TreeFiles",
 ]
 
@@ -165,7 +166,7 @@ class TreeFiles:
             if not stat.S_ISREG(info.st_mode):
                 raise RetriableError(f"{key} is not a regular file")
             if info.st_size > limit:
-                raise _TooLarge(info.st_size)
+                raise TooLarge(info.st_size)
             chunks = []
             while True:
                 chunk = os.read(fd, 1 << 20)
@@ -334,13 +335,15 @@ class TreeFiles:
         return removed
 
 
-class _TooLarge(RetriableError):  # noqa: N818 - a refusal the tools translate
+class TooLarge(RetriableError):  # noqa: N818 - a refusal the tools translate
+    """A file over the size limit of a read (its size is ``size``)."""
+
     def __init__(self, size: int) -> None:
         self.size = size
         super().__init__(f"file of {size} bytes")
 
 
-TooLarge = _TooLarge
+TooLarge = TooLarge
 
 
 def _kind(mode: int) -> str:

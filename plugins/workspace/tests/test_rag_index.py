@@ -428,3 +428,27 @@ def test_purging_a_tree_removes_its_rows_from_the_local_store(
     assert stored() == 2
     assert purge_workspace_index(tree) == 2
     assert stored() == 0
+
+
+def test_the_source_reader_follows_no_link_at_any_depth(tmp_path: Path) -> None:
+    """A directory swapped for a link after the walk saw it is refused, not read through."""
+    from akgentic_workspace.rag.errors import SourceError
+    from akgentic_workspace.rag.pipeline import read_source
+
+    tree = tmp_path / "tree"
+    (tree / "docs").mkdir(parents=True)
+    (tree / "docs" / "a.md").write_text("inside\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.md").write_text("the secret outside the tree\n")
+    assert read_source(str(tree), "docs/a.md") == b"inside\n"
+    (tree / "docs" / "a.md").unlink()
+    (tree / "docs").rmdir()
+    (tree / "docs").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(SourceError) as refused:
+        read_source(str(tree), "docs/a.md")
+    assert refused.value.args and "secret" not in str(refused.value)
+    fifo = tree / "pipe.md"
+    os.mkfifo(fifo)
+    with pytest.raises(SourceError):
+        read_source(str(tree), "pipe.md")

@@ -19,15 +19,17 @@ import hashlib
 import logging
 import os
 import socket
-import stat
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from akgentic.tool.errors import RetriableError
+from akgentic_workspace.files import TooLarge, TreeFiles
 from akgentic_workspace.rag.context import RagContext
 from akgentic_workspace.rag.errors import SourceError
 from akgentic_workspace.rag.policy import chunk_id, superseded
@@ -59,24 +61,26 @@ IN_FLIGHT = frozenset({"extraction", "splitting", "embedding"})
 HOST = socket.gethostname()
 
 
+@functools.lru_cache(maxsize=64)
+def _tree_files(tree: str) -> TreeFiles:
+    return TreeFiles(Path(tree))
+
+
 def read_source(tree: str, key: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
-    """The file's bytes, opened without following a link or blocking on a FIFO."""
-    fd = os.open(os.path.join(tree, key), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    """The file's bytes through the workspace's link-refusing walk.
+
+    No link is followed at any depth (a directory swapped for a link after the walk
+    saw it is refused, not read through) and a FIFO never blocks; what the card would
+    refuse is a permanent :class:`SourceError` here.
+    """
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise SourceError("not a regular file", True)
-        if st.st_size > limit:
-            raise SourceError("over 16 MiB", True)
-        chunks = []
-        while True:
-            data = os.read(fd, 1 << 20)
-            if not data:
-                break
-            chunks.append(data)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return _tree_files(tree).read_bytes(key, limit)
+    except TooLarge:
+        raise SourceError("over 16 MiB", True) from None
+    except IsADirectoryError:
+        raise SourceError("not a regular file", True) from None
+    except RetriableError as error:
+        raise SourceError(str(error), True) from None
 
 
 @dataclass
