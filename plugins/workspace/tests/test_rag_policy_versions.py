@@ -10,6 +10,7 @@ text, ``local`` rows, the policy file - is written by the real pipeline and stor
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 from collections.abc import Callable
@@ -217,6 +218,10 @@ def test_newer_code_republishes_and_the_next_pass_reindexes(
     assert agent.tools["workspace_rag_index"]().startswith("0 file(s) queued, 2 already current")
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("markitdown") is None,
+    reason='the docs extra is not installed: pip install "akgentic-workspace[docs]"',
+)
 def test_a_corrupt_pdf_indexed_as_raw_text_drops_its_chunks_after_the_upgrade(
     make_agent: MakeAgent, workspaces_root: Path
 ) -> None:
