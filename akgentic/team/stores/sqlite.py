@@ -37,6 +37,8 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from uuid import UUID
 
@@ -82,6 +84,14 @@ SCHEMA_VERSION = 1
 PAGE_SIZE = 16384
 _SYNCHRONOUS = ("full", "normal", "extra")
 _EPOCH_SQL = "SELECT COALESCE(json_extract(payload, '$.epoch'), 0) FROM teams WHERE team_id = ?"
+_EVENT_COLUMNS = "team_id, sequence, event_type, timestamp, payload"
+#: Most rows one INSERT carries (5 parameters each, far below SQLite's 32,766).
+_CHUNK = 256
+#: Row counts are rounded up to a multiple of this (NULL rows pad, a filter drops
+#: them), so at most ``2 * _CHUNK / _ROUND`` statements are ever compiled and they
+#: all stay in the connection's statement cache.
+_ROUND = 16
+_NULL_ROW = (None, None, None, None, None)
 _URL_OPTIONS = frozenset({"synchronous", "timeout"})
 #: An upper bound above every sequence (SQLite integers are 64-bit).
 _NO_BOUND = 2**63 - 1
@@ -119,6 +129,32 @@ CREATE TABLE IF NOT EXISTS agent_states (
     PRIMARY KEY (team_id, agent_id)
 ) WITHOUT ROWID;
 """
+
+
+@lru_cache(maxsize=None)
+def _insert_sql(rows: int, fenced: bool) -> str:
+    """One INSERT of ``rows`` events; padding rows (NULL team) are filtered out.
+
+    ``fenced`` adds the epoch check as the statement's own condition: in
+    autocommit mode the statement is its whole transaction, so the check and the
+    rows are atomic exactly as in ``BEGIN IMMEDIATE; SELECT; INSERT; COMMIT``.
+    """
+    values = ",".join(["(?,?,?,?,?)"] * rows)
+    where = "column1 IS NOT NULL"
+    if fenced:
+        where += f" AND ({_EPOCH_SQL}) = ?"
+    return (
+        f"INSERT INTO events ({_EVENT_COLUMNS}) SELECT column1, column2, column3, column4, "
+        f"column5 FROM (VALUES {values}) WHERE {where}"
+    )
+
+
+def _padded(rows: Sequence[tuple[object, ...]]) -> tuple[int, list[object]]:
+    """The rounded-up row count and the flat parameter list of ``rows`` plus padding."""
+    size = -(-len(rows) // _ROUND) * _ROUND
+    params: list[object] = list(chain.from_iterable(rows))
+    params.extend(_NULL_ROW * (size - len(rows)))
+    return size, params
 
 
 def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
@@ -291,21 +327,47 @@ class SqliteEventStore(ClosingStore):
         if not events:
             return
         rows = [_event_row(event) for event in events]
-        first = rows[0][0]
+        team = rows[0][0]
         try:
+            if len(rows) <= _CHUNK and all(row[0] == team for row in rows):
+                self._insert_alone(events[0].team_id, rows, epoch)
+                return
             with self._transaction() as cur:
                 # One fence check per team and transaction (a batch is one team's).
-                for team in {row[0] for row in rows}:
+                for other in {row[0] for row in rows}:
                     self._check_epoch(
-                        cur, events[0].team_id if team == first else UUID(team), epoch
+                        cur, events[0].team_id if other == team else UUID(other), epoch
                     )
-                cur.executemany(
-                    "INSERT INTO events (team_id, sequence, event_type, timestamp, payload) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    rows,
-                )
+                for start in range(0, len(rows), _CHUNK):
+                    size, params = _padded(rows[start : start + _CHUNK])
+                    cur.execute(_insert_sql(size, False), params)
         except sqlite3.IntegrityError:
             raise self._duplicate(events) from None
+
+    def _insert_alone(
+        self, team_id: UUID, rows: Sequence[tuple[object, ...]], epoch: int | None
+    ) -> None:
+        """One team's rows (at most ``_CHUNK``) as one autocommit statement.
+
+        Every sqlite call gives up the GIL and must win it back from busy actor
+        threads; one statement is one round trip where ``BEGIN``, the fence
+        ``SELECT``, a per-row ``executemany`` and ``COMMIT`` were one per row
+        plus three. The commit is the same (the connection's ``synchronous``).
+        """
+        size, params = _padded(rows)
+        if epoch is None:
+            with self._lock, self._faults():
+                self._connection().execute(_insert_sql(size, False), params)
+            return
+        params.append(str(team_id))
+        params.append(epoch)
+        with self._lock, self._faults():
+            conn = self._connection()
+            if conn.execute(_insert_sql(size, True), params).rowcount == len(rows):
+                return
+            # Nothing was written (the statement is all-or-nothing): the fence refused.
+            row = conn.execute(_EPOCH_SQL, (str(team_id),)).fetchone()
+        raise TeamClaimLostError(team_id, epoch, None if row is None else int(row[0]))
 
     def _duplicate(self, events: Sequence[PersistedEvent]) -> DuplicateEventError:
         seen: set[tuple[UUID, int]] = set()
