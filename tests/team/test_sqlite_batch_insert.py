@@ -41,9 +41,7 @@ def test_batches_of_any_size_store_exactly_the_rows_of_each_event(
             store.save_events(batch)
             written += batch
         assert stored_rows(store) == [_event_row(event) for event in written]
-        assert [e.sequence for e in store.load_events(team_id)] == list(
-            range(1, len(written) + 1)
-        )
+        assert [e.sequence for e in store.load_events(team_id)] == list(range(1, len(written) + 1))
 
 
 def test_a_batch_of_one_team_is_one_statement_with_its_fence(tmp_path: Path) -> None:
@@ -87,7 +85,7 @@ def test_a_batch_with_a_taken_sequence_is_refused_whole(size: int, tmp_path: Pat
         with pytest.raises(DuplicateEventError) as refused:
             store.save_events(events(team_id, 2, size), epoch=1)
         assert refused.value.sequence == 2
-        inner = events(team_id, 10, 3) + [contract_event(team_id, 11)]
+        inner = [*events(team_id, 10, 3), contract_event(team_id, 11)]
         with pytest.raises(DuplicateEventError) as twice:
             store.save_events(inner, epoch=1)
         assert twice.value.sequence == 11

@@ -17,6 +17,16 @@ next opened. ``?synchronous=normal`` trades the power-cut guarantee for speed
 (a killed process still loses nothing). One connection is shared by all
 threads behind a lock; several processes may open the same file.
 
+Write path: every sqlite call releases the GIL and must win it back from the
+busy actor threads, and ``executemany`` does that once per row. So a batch of
+one team (``save_events``, up to ``_CHUNK`` events) is one autocommit
+``INSERT ... SELECT ... FROM (VALUES ...)`` whose condition is the epoch
+fence: the statement is its own transaction (it takes the write lock when it
+starts, like ``BEGIN IMMEDIATE``), all-or-nothing, committed before it
+returns. Larger or mixed batches use an explicit transaction with chunked
+statements. Row counts are padded to a multiple of ``_ROUND`` so only a few
+statements are ever compiled.
+
 Claims: a team's owner holds an exclusive ``flock`` on
 ``<database>.owners/<team_id>.lock`` (see :mod:`akgentic.team.stores.claims`);
 the epoch fence reads the record's ``epoch`` inside the write transaction.
@@ -37,7 +47,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache
 from itertools import chain
 from pathlib import Path
 from uuid import UUID
@@ -131,7 +141,7 @@ CREATE TABLE IF NOT EXISTS agent_states (
 """
 
 
-@lru_cache(maxsize=None)
+@cache
 def _insert_sql(rows: int, fenced: bool) -> str:
     """One INSERT of ``rows`` events; padding rows (NULL team) are filtered out.
 
