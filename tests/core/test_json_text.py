@@ -280,3 +280,14 @@ def test_an_int_beyond_the_digit_limit_of_str_is_written_like_pydantic_core() ->
     )
     assert encode_event(event) == _generic(event)
     assert model_json_text(event) is not None
+
+
+def test_utc_datetimes_in_and_across_seconds_are_written_as_isoformat() -> None:
+    start = datetime(2026, 12, 31, 23, 59, 58, 999998, tzinfo=UTC)
+    steps = [0, 1, 2, 3, 1_000_000, -1, -2_000_001, 86_400_000_000, 2, -86_400_000_003]
+    moment = start
+    for step in steps:
+        moment = moment + timedelta(microseconds=step)
+        assert datetime_json_text(moment) == moment.isoformat()
+        same_second = moment.replace(microsecond=0)
+        assert datetime_json_text(same_second) == same_second.isoformat()

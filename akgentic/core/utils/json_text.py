@@ -19,7 +19,7 @@ makes it fall back to :func:`json.dumps`) makes :func:`model_json_text` answer
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from json.encoder import encode_basestring
 from typing import Any
 from uuid import UUID
@@ -107,25 +107,34 @@ def _uuid_text(value: UUID) -> str:
 #: timestamp is the last value of its text, and the store's timestamp column
 #: asks for it again right after.
 _last_datetime: tuple[datetime | None, str] = (None, "")
-#: The length of pydantic-core's quoted UTC datetime, without and with microseconds.
-_UTC_LENGTHS = frozenset({22, 29})
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: The start of the last second a UTC datetime was written in, and its text up
+#: to the seconds: the events of a team fall in the same second by the thousand.
+_second: tuple[datetime, str] = (_EPOCH, _EPOCH.isoformat()[:-6])
+_ONE_SECOND = timedelta(seconds=1)
+_ZERO = timedelta(0)
 
 
 def datetime_json_text(value: datetime) -> str:
     """``value.isoformat()`` for an exact :class:`datetime` (the stored spelling)."""
-    global _last_datetime
+    global _last_datetime, _second
     hit = _last_datetime
     if hit[0] is value:
         return hit[1]
-    text = None
-    if value.tzinfo is UTC:
-        # pydantic-core's Rust formatter is twice as fast as isoformat() and spells
-        # a UTC time the same way but for the offset ("Z"): used only when its text
-        # has exactly the expected shape, with or without microseconds.
-        raw = to_json(value)
-        if len(raw) in _UTC_LENGTHS and raw[-2:] == b'Z"':
-            text = raw[1:-2].decode("ascii") + "+00:00"
-    if text is None:
+    zone = value.tzinfo
+    # Any zone at offset zero is written "+00:00" (pydantic's own UTC, when decoded).
+    if zone is UTC or (zone is not None and value.utcoffset() == _ZERO):
+        start, prefix = _second
+        offset = value - start
+        if not _ZERO <= offset < _ONE_SECOND:
+            start = value.replace(microsecond=0)
+            prefix = start.isoformat()[:-6]  # without its "+00:00"
+            _second = (start, prefix)
+            offset = value - start
+        micro = offset.microseconds
+        # isoformat() leaves out a zero fraction.
+        text = f"{prefix}.{micro:06d}+00:00" if micro else prefix + "+00:00"
+    else:
         text = value.isoformat()
     _last_datetime = (value, text)
     return text
