@@ -291,3 +291,11 @@ def test_utc_datetimes_in_and_across_seconds_are_written_as_isoformat() -> None:
         assert datetime_json_text(moment) == moment.isoformat()
         same_second = moment.replace(microsecond=0)
         assert datetime_json_text(same_second) == same_second.isoformat()
+
+
+def test_a_field_missing_from_the_instance_dict_is_written_like_the_dump_does() -> None:
+    message = UserMessage.model_construct(content="x")
+    del message.__dict__["recipient"]
+    event = PersistedEvent(team_id=uuid4(), sequence=1, event=message)
+    assert model_json_text(event) == _generic(event)
+    assert loads(encode_event(event))["event"]["recipient"] is None

@@ -233,17 +233,23 @@ def _compile(cls: type[BaseModel]) -> Callable[[Any], str]:
         "_escape": _escape,
         "_str_text": _str_text,
         "_address_text": _address_text,
-        "_datetime_text": _datetime_text,
+        "_datetime_json_text": datetime_json_text,
     }
-    lines = ["def write(model):", "    get = model.__dict__.get"]
+    # Every field is read first: by subscript, and only if one is missing from the
+    # instance's dict (a model built without validation) through .get, as dumps do.
+    names = [name for name, _ in plan]
+    lines = ["def write(model):", "    d = model.__dict__", "    try:"]
+    lines += [f"        r{i} = d[{name!r}]" for i, name in enumerate(names)]
+    lines += ["    except KeyError:", "        get = d.get"]
+    lines += [f"        r{i} = get({name!r})" for i, name in enumerate(names)]
     pieces: list[str] = []
     sep = "{"
     for i, (name, fn) in enumerate(plan):
         if fn is None:
-            lines.append(f"    v = get({name!r})")
+            lines.append(f"    v = r{i}")
         else:
             namespace[f"_fn{i}"] = fn
-            lines.append(f"    v = _fn{i}(model, get({name!r}))")
+            lines.append(f"    v = _fn{i}(model, r{i})")
         # The usual values of a logged message are written inline, one call at most.
         lines += [
             "    t = type(v)",
@@ -257,7 +263,7 @@ def _compile(cls: type[BaseModel]) -> Callable[[Any], str]:
             "    elif t is _Proxy:",
             f"        p{i} = v._json or _address_text(v)",
             "    elif t is _datetime:",
-            f"        p{i} = _datetime_text(v)",
+            f"        p{i} = '\"' + _datetime_json_text(v) + '\"'",
             "    else:",
             "        w = _writer(t)",
             f"        p{i} = _text(v) if w is None else w(v)",
