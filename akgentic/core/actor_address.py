@@ -19,6 +19,8 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, TypedDict
 from uuid import UUID
 
+from pydantic_core import to_json
+
 if TYPE_CHECKING:
     from akgentic.core.messages.message import Message
 
@@ -129,12 +131,13 @@ class ActorAddressProxy(ActorAddress):
     deliver messages: resolve it to a live address first.
     """
 
-    __slots__ = ("_data", "_agent_id", "_team_id", "_squad_id", "_dump")
+    __slots__ = ("_data", "_agent_id", "_team_id", "_squad_id", "_dump", "_json")
 
     def __init__(self, address_dict: ActorAddressDict | dict[str, Any]) -> None:
         data: dict[str, Any] = dict(address_dict)
         self._data = data
         self._dump: ActorAddressDict | None = None
+        self._json: str | None = None
         self._agent_id = _uuid_or_none(data.get("agent_id")) or _NIL
         self._team_id = _uuid_or_none(data.get("team_id")) or _NIL
         self._squad_id = _uuid_or_none(data.get("squad_id"))
@@ -197,6 +200,17 @@ class ActorAddressProxy(ActorAddress):
                 "is_user_proxy": self.is_user_proxy,
             }
         return dump
+
+    def _shared_json(self) -> str:
+        """The compact JSON text of :meth:`_shared_dump`, written once.
+
+        Every stored event carries its sender's (and often its recipient's)
+        address: the same text each time, so it is encoded once per snapshot.
+        """
+        text = self._json
+        if text is None:
+            text = self._json = to_json(self._shared_dump()).decode("utf-8")
+        return text
 
 
 class ActorAddressStopped(ActorAddressProxy):

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
+from akgentic.core.utils.json_text import datetime_json_text, model_json_text
 from akgentic.core.utils.serializer import (
     resolving_moved_classes,
     serialize_base_model,
     serialize_base_model_for_json,
+    serialize_for_json,
 )
 from akgentic.team.errors import EventLogUnreadableError, TeamRecordUnreadableError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process
@@ -38,6 +41,7 @@ __all__ = [
     "dumps",
     "encode_event",
     "encode_event_data",
+    "encode_event_row",
     "encode_process",
     "encode_state",
     "loads",
@@ -84,8 +88,32 @@ def plain(data: Any) -> Any:
 
 
 def encode_event(event: PersistedEvent) -> str:
-    """The stored JSON text of an event (``model_dump`` without pydantic's second pass)."""
-    return encode_event_data(event)[1]
+    """The stored JSON text of an event: :func:`compact_dumps` of ``model_dump()``, byte for byte.
+
+    Written directly by :func:`~akgentic.core.utils.json_text.model_json_text`
+    (no dump dict, no second pass); an event it leaves to the generic encoder
+    goes through :func:`encode_event_data`.
+    """
+    text = model_json_text(event)
+    if text is None:
+        text = encode_event_data(event)[1]
+    return text
+
+
+def encode_event_row(event: PersistedEvent) -> tuple[str, str]:
+    """The stored text of ``event`` with its timestamp as stored inside it.
+
+    The timestamp is the text of the event's ``timestamp`` field in the
+    payload (``isoformat()``), formatted once for both.
+    """
+    text = model_json_text(event)
+    if text is None:
+        data, text = encode_event_data(event)
+        return data["timestamp"], text
+    stamp = event.timestamp
+    if type(stamp) is datetime:
+        return datetime_json_text(stamp), text
+    return serialize_for_json(stamp), text
 
 
 def encode_event_data(event: PersistedEvent) -> tuple[dict[str, Any], str]:

@@ -77,7 +77,7 @@ from akgentic.team.stores.codec import (
     decode_event,
     decode_process,
     decode_state,
-    encode_event_data,
+    encode_event_row,
     encode_process,
     encode_state,
 )
@@ -168,14 +168,14 @@ def _padded(rows: Sequence[tuple[object, ...]]) -> tuple[int, list[object]]:
 
 
 def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
-    # Once per stored event: the timestamp column is read off the dump the payload
-    # is made of, so it is formatted once, not twice.
-    data, payload = encode_event_data(event)
+    # Once per stored event: the timestamp column is the text the payload holds,
+    # formatted once for both.
+    stamp, payload = encode_event_row(event)
     return (
         serialize(event.team_id),
         event.sequence,
         class_path(type(event.event)),
-        data["timestamp"],
+        stamp,
         payload,
     )
 
