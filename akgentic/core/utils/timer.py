@@ -14,7 +14,7 @@ import heapq
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 __all__ = ["Timer"]
 
@@ -158,6 +158,36 @@ class Timer:
     def task_completed(self) -> None:
         """Count a finished task; re-arm once none is left."""
         with self._lock:
-            self._tasks = max(0, self._tasks - 1)
-            if self._tasks == 0 and not self._closed:
+            tasks = self._tasks
+            if tasks > 1:
+                self._tasks = tasks - 1
+                return
+            self._tasks = 0
+            if not self._closed:
                 self._arm_locked()
+
+    def count_tasks(self, steps: Iterable[bool]) -> None:
+        """:meth:`task_started` for each True and :meth:`task_completed` for each False.
+
+        In order, under one acquisition of the lock, and with the countdown
+        armed at most once: the state afterwards is the one the calls one by
+        one would leave.
+        """
+        with self._lock:
+            tasks = self._tasks
+            armed: bool | None = None  # the last change to the countdown, if any
+            for started in steps:
+                if started:
+                    tasks += 1
+                    armed = False
+                elif tasks > 1:
+                    tasks -= 1
+                else:
+                    tasks = 0
+                    if not self._closed:
+                        armed = True
+            self._tasks = tasks
+            if armed:
+                self._arm_locked()
+            elif armed is False:
+                self._deadline = None
