@@ -2,13 +2,11 @@
 
 Each fast path is held to the generic one it replaces: the snapshot of a send
 report against ``snapshot_model``, a subscriber's ``on_messages`` against
-``on_message`` called once per message, ``Timer.count_tasks`` against the
-single-step calls.
+``on_message`` called once per message.
 """
 
 from __future__ import annotations
 
-import random
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -31,7 +29,6 @@ from akgentic.core.messages.message import fast_construct, turn_telemetry_factor
 from akgentic.core.messages.orchestrator import TelemetryBatch
 from akgentic.core.orchestrator import _batch_hook
 from akgentic.core.utils.addresses import sender_snapshot, snapshot_model, snapshot_sender_only
-from akgentic.core.utils.timer import Timer
 
 
 class Echo(Akgent[BaseConfig, BaseState]):
@@ -240,45 +237,3 @@ def test_a_failing_batch_hook_is_logged_and_other_subscribers_still_get_the_batc
     wait_until(lambda: recorder.count(ProcessedMessage) == 1)
     assert recorder.count(ReceivedMessage) == 1
     assert "failed on a batch of 2" in caplog.text
-
-
-def _single_steps(timer: Timer, steps: list[bool]) -> None:
-    for started in steps:
-        if started:
-            timer.task_started()
-        else:
-            timer.task_completed()
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_count_tasks_leaves_the_state_the_single_calls_leave(seed: int) -> None:
-    rng = random.Random(seed)
-    one, many = Timer(3600, lambda: None), Timer(3600, lambda: None)
-    try:
-        for timer in (one, many):
-            if seed % 3 == 0:
-                timer.start()
-            if seed % 5 == 0:
-                timer.close()
-        for _ in range(20):
-            steps = [rng.random() < 0.5 for _ in range(rng.randrange(0, 5))]
-            _single_steps(one, steps)
-            many.count_tasks(steps)
-            assert (many.active_tasks, many.is_running) == (one.active_tasks, one.is_running)
-    finally:
-        one.close()
-        many.close()
-
-
-def test_count_tasks_rearms_a_countdown_that_then_fires() -> None:
-    fired = threading.Event()
-    timer = Timer(0.05, fired.set)
-    try:
-        timer.count_tasks([True, True])
-        timer.count_tasks([False])
-        assert (timer.is_running, timer.active_tasks) == (False, 1)
-        timer.count_tasks([False, True, False])
-        assert (timer.is_running, timer.active_tasks) == (True, 0)
-        assert fired.wait(10)
-    finally:
-        timer.close()

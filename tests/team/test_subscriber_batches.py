@@ -18,7 +18,6 @@ from akgentic.core.messages import (
 )
 from akgentic.team import EventStore, PersistenceSubscriber
 from akgentic.team.subscribers.activity import ActivityMonitor
-from akgentic.team.subscribers.idle import IdleStopSubscriber
 from akgentic.team.subscribers.persistence import PersistenceStoppedError
 from akgentic.testing import wait_until
 from akgentic.testing.event_store_contract import ContractState
@@ -86,49 +85,6 @@ def test_a_stopped_persistence_raises_on_a_batch_too(any_store: EventStore) -> N
     with pytest.raises(PersistenceStoppedError):
         subscriber.on_messages(_stream(team_id)[:2])
     assert subscriber.sequence == 0
-
-
-class _Manager:
-    def __init__(self) -> None:
-        self.stopped = threading.Event()
-
-    def stop_team(self, team_id: UUID) -> None:
-        self.stopped.set()
-
-
-def test_idle_counts_a_batch_like_its_messages_one_by_one() -> None:
-    team_id = uuid4()
-    stream = _stream(team_id)
-    one = IdleStopSubscriber(_Manager(), team_id, delay=3600)
-    batched = IdleStopSubscriber(_Manager(), team_id, delay=3600)
-    try:
-        for start in range(0, len(stream), 2):
-            chunk = stream[start : start + 2]
-            for message in chunk:
-                one.on_message(message)
-            batched.on_messages(chunk)
-            assert (batched.timer.active_tasks, batched.timer.is_running) == (
-                one.timer.active_tasks,
-                one.timer.is_running,
-            )
-    finally:
-        one.close()
-        batched.close()
-
-
-def test_idle_batches_still_stop_a_team_once_it_goes_quiet() -> None:
-    team_id = uuid4()
-    manager = _Manager()
-    idle = IdleStopSubscriber(manager, team_id, delay=0.05)
-    try:
-        message_id = uuid4()
-        worker = _sender(team_id)
-        idle.on_messages([ReceivedMessage(message_id=message_id).init(worker, team_id)])
-        assert not idle.timer.is_running
-        idle.on_messages([ProcessedMessage(message_id=message_id).init(worker, team_id)])
-        assert manager.stopped.wait(10)
-    finally:
-        idle.close()
 
 
 def test_activity_wakes_a_waiter_when_the_ledger_empties() -> None:

@@ -14,7 +14,7 @@ import heapq
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 __all__ = ["Timer"]
 
@@ -165,29 +165,3 @@ class Timer:
             self._tasks = 0
             if not self._closed:
                 self._arm_locked()
-
-    def count_tasks(self, steps: Iterable[bool]) -> None:
-        """:meth:`task_started` for each True and :meth:`task_completed` for each False.
-
-        In order, under one acquisition of the lock, and with the countdown
-        armed at most once: the state afterwards is the one the calls one by
-        one would leave.
-        """
-        with self._lock:
-            tasks = self._tasks
-            armed: bool | None = None  # the last change to the countdown, if any
-            for started in steps:
-                if started:
-                    tasks += 1
-                    armed = False
-                elif tasks > 1:
-                    tasks -= 1
-                else:
-                    tasks = 0
-                    if not self._closed:
-                        armed = True
-            self._tasks = tasks
-            if armed:
-                self._arm_locked()
-            elif armed is False:
-                self._deadline = None

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
 from typing import Protocol
 from uuid import UUID
 
@@ -35,7 +34,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_IDLE_DELAY = 3600.0
 #: Environment variable overriding :data:`DEFAULT_IDLE_DELAY` (kept from the original design).
 IDLE_DELAY_ENV_VAR = "ORCHESTRATOR_TIMEOUT_DELAY"
-_COUNTED = (ReceivedMessage, ProcessedMessage)
 
 
 class _Stopper(Protocol):
@@ -82,14 +80,6 @@ class IdleStopSubscriber:
             self.timer.task_started()
         elif isinstance(msg, ProcessedMessage):
             self.timer.task_completed()
-
-    def on_messages(self, msgs: Sequence[Message]) -> None:
-        """:meth:`on_message` for each, with one update of the countdown for all."""
-        if self._restoring:
-            return
-        steps = [isinstance(m, ReceivedMessage) for m in msgs if isinstance(m, _COUNTED)]
-        if steps:
-            self.timer.count_tasks(steps)
 
     def set_restoring(self, team_id: UUID, restoring: bool) -> None:
         """Suspend counting while the team layer replays history."""
