@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import cast
 
 from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.messages.message import Message
@@ -23,7 +24,23 @@ from akgentic.core.messages.orchestrator import HandledMessage, ProcessedMessage
 __all__ = ["ActivityMonitor"]
 
 _OUTSIDE_ROLE = "ActorSystem"
-_CLOSING = (ProcessedMessage, HandledMessage)
+_OTHER, _OPENS, _CLOSES = range(3)
+#: Message class -> what it does to the ledger. ``isinstance`` against a tuple of
+#: pydantic classes runs their metaclass's Python-level check for each miss, per event.
+_ledger_kinds: dict[type, int] = {}
+
+
+def _ledger_kind(cls: type) -> int:
+    kind = _ledger_kinds.get(cls)
+    if kind is None:
+        if issubclass(cls, SentMessage):
+            kind = _OPENS
+        elif issubclass(cls, ProcessedMessage | HandledMessage):
+            kind = _CLOSES
+        else:
+            kind = _OTHER
+        _ledger_kinds[cls] = kind
+    return kind
 
 
 class ActivityMonitor(EventSubscriber):
@@ -55,22 +72,27 @@ class ActivityMonitor(EventSubscriber):
 
     def on_message(self, msg: Message) -> None:
         """Open or close ledger entries."""
-        if isinstance(msg, SentMessage):
-            sender = msg.sender
-            recipient = msg.recipient
+        kind = _ledger_kinds.get(type(msg))
+        if kind is None:
+            kind = _ledger_kind(type(msg))
+        if kind == _OPENS:
+            sent = cast(SentMessage, msg)
+            sender = sent.sender
+            recipient = sent.recipient
             if sender is None or recipient is None:
                 return
             if sender.role == _OUTSIDE_ROLE or recipient.role == _OUTSIDE_ROLE:
                 return
-            key = (msg.message.id.int, recipient.agent_id.int)
+            key = (sent.message.id.int, recipient.agent_id.int)
             with self._lock:
                 self._open[key] = self._open.get(key, 0) + 1
                 self._changes += 1
-        elif isinstance(msg, _CLOSING):
-            sender = msg.sender
+        elif kind == _CLOSES:
+            closing = cast("ProcessedMessage | HandledMessage", msg)
+            sender = closing.sender
             if sender is None:
                 return
-            key = (msg.message_id.int, sender.agent_id.int)
+            key = (closing.message_id.int, sender.agent_id.int)
             with self._lock:
                 count = self._open.get(key)
                 if count is None:
