@@ -18,6 +18,7 @@ from akgentic.core.messages import (
 )
 from akgentic.team import EventStore, PersistenceSubscriber
 from akgentic.team.subscribers.activity import ActivityMonitor
+from akgentic.team.subscribers.idle import IdleStopSubscriber
 from akgentic.team.subscribers.persistence import PersistenceStoppedError
 from akgentic.testing import wait_until
 from akgentic.testing.event_store_contract import ContractState
@@ -102,3 +103,40 @@ def test_activity_wakes_a_waiter_when_the_ledger_empties() -> None:
     monitor.on_message(ProcessedMessage(message_id=inner.id).init(recipient, team_id))
     waiter.join(30)
     assert result == [True] and monitor.in_flight == 0
+
+
+class _Manager:
+    def stop_team(self, team_id: UUID) -> None:
+        return None
+
+
+def test_subclasses_of_turn_telemetry_count_like_their_bases() -> None:
+    class LoudSent(SentMessage):
+        pass
+
+    class LoudReceived(ReceivedMessage):
+        pass
+
+    class LoudProcessed(ProcessedMessage):
+        pass
+
+    team_id = uuid4()
+    sender, recipient = _sender(team_id, "@A"), _sender(team_id, "@B")
+    inner = UserMessage(content="x").init(sender, team_id)
+    monitor = ActivityMonitor()
+    idle = IdleStopSubscriber(_Manager(), team_id, delay=3600)
+    try:
+        sent = LoudSent(message=inner, recipient=recipient).init(sender, team_id)
+        received = LoudReceived(message_id=inner.id).init(recipient, team_id)
+        processed = LoudProcessed(message_id=inner.id).init(recipient, team_id)
+        for subscriber in (monitor, idle):
+            subscriber.on_message(sent)
+            subscriber.on_message(received)
+        assert monitor.in_flight == 1 and monitor.changes == 1
+        assert idle.timer.active_tasks == 1 and not idle.timer.is_running
+        monitor.on_message(processed)
+        idle.on_message(processed)
+        assert monitor.in_flight == 0 and monitor.changes == 2
+        assert idle.timer.active_tasks == 0 and idle.timer.is_running
+    finally:
+        idle.close()
