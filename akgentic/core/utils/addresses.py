@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
 from akgentic.core.utils.fastmodel import (
+    SharedFieldsSet,
     copy_fields_set,
     new_instance,
     set_dict,
@@ -244,10 +245,12 @@ def sender_snapshot(sender: Any) -> Any:
 
 
 def _rebuilt(model: M, merged: dict[str, Any]) -> M:
-    # A shallow copy of ``model`` whose field values are ``merged``.
+    # A shallow copy of ``model`` whose field values are ``merged``
+    # (copy_fields_set inlined: this runs for every message a team records).
     copy = new_instance(type(model))
     set_dict(copy, merged)
-    set_fields_set(copy, copy_fields_set(model.__pydantic_fields_set__))
+    fields_set = model.__pydantic_fields_set__
+    set_fields_set(copy, fields_set if type(fields_set) is SharedFieldsSet else set(fields_set))
     set_extra(copy, model.__pydantic_extra__)
     private = model.__pydantic_private__
     set_private(copy, None if private is None else dict(private))
