@@ -175,13 +175,12 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
                     self._dispatch(item, item.sender)
             if snapshots:
                 self._publish_batch(snapshots)
+        elif (handler := self._direct.get(type(message))) is not None:
+            self._current_message = message  # turn telemetry, the common case first
+            handler(message)
         elif isinstance(message, Message):
             self._current_message = message
-            handler = self._direct.get(type(message))
-            if handler is not None:
-                handler(message)
-            else:
-                result = self._dispatch(message, message.sender)
+            result = self._dispatch(message, message.sender)
         else:
             return self._dispatch(message, None)
         self.state.notify_if_changed()
