@@ -18,6 +18,18 @@ class EventSubscriber(Protocol):
     the team layer): keep them short and never block. An exception raised by
     one subscriber is logged and does not affect the others. Messages given to
     ``on_message`` carry snapshot addresses, never live ones.
+
+    Optional batch hook: a subscriber may also define ``on_messages(msgs)``
+    (``msgs`` a sequence of messages, in order). The orchestrator then hands it
+    the turn telemetry of one envelope at once, instead of calling
+    ``on_message`` for each; it must have the same effect as those calls (one
+    lock taken for all of them, say). It is used only when the subscriber's
+    class defines it at least as far down its hierarchy as ``on_message``, so a
+    subclass overriding ``on_message`` alone keeps getting messages one by one.
+    An exception it raises is logged once; the rest of that batch is not
+    offered again. Each subscriber sees the team's messages in the order they
+    were recorded, but within one envelope a subscriber may get the whole
+    batch before the next subscriber gets its first message.
     """
 
     def on_message(self, msg: Message) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -65,6 +65,34 @@ def _same_id(a: Any, b: UUID) -> bool:
     return bool(a == b)
 
 
+_BatchHook = Callable[[Sequence[Message]], None]
+
+
+def _defined_in(cls: type, name: str) -> type | None:
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass
+    return None
+
+
+def _batch_hook(subscriber: EventSubscriber) -> _BatchHook | None:
+    # The optional on_messages hook (see EventSubscriber) is used only where it
+    # cannot bypass an on_message more specific than itself: a subclass
+    # overriding on_message alone, or a handler set on the instance.
+    own = getattr(subscriber, "__dict__", None) or {}
+    if "on_message" in own or "on_messages" in own:
+        return None
+    cls = type(subscriber)
+    batch_owner = _defined_in(cls, "on_messages")
+    single_owner = _defined_in(cls, "on_message")
+    if batch_owner is None or single_owner is None:
+        return None
+    if not issubclass(batch_owner, single_owner):
+        return None
+    hook: _BatchHook = getattr(subscriber, "on_messages")  # noqa: B009 (not in the protocol)
+    return hook
+
+
 class Orchestrator(Akgent[BaseConfig, BaseState]):
     """Root of a team: records telemetry, fans it out, keeps the roster and catalog.
 
@@ -81,6 +109,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self.team_metadata: Any = None
         self.subscribers: list[EventSubscriber] = []
         self._subscribers_view: tuple[EventSubscriber, ...] = ()
+        self._batch_view: tuple[tuple[EventSubscriber, _BatchHook | None], ...] = ()
         self._roster: dict[UUID, ActorAddress] = {}
         self._stop_event: threading.Event | None = None
         self._backstop: threading.Timer | None = None
@@ -90,6 +119,8 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self._direct: dict[type, Callable[[Any], None]] = self._direct_handlers()
         self._foreign_sender: object = _NOBODY
         self._foreign_snapshot: Any = None
+        self._other_sender: object = _NOBODY
+        self._other_snapshot: Any = None
 
     def on_start(self) -> None:
         """Become the orchestrator of everything created from here, record own start."""
@@ -126,21 +157,30 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         """Dispatch without the per-turn telemetry other actors emit."""
         result: Any = None
         if type(message) is TelemetryBatch:
+            # Turn telemetry of one envelope goes to each subscriber as one batch
+            # (history first, then publication); anything dispatched generically
+            # is published only after what preceded it, so the order holds.
             direct = self._direct
+            snapshots: list[Message] = []
             for item in message:
                 self._current_message = item
-                handler = direct.get(type(item))
-                if handler is not None:
-                    handler(item)
+                if type(item) in direct:
+                    snapshot = self._turn_snapshot(item)
+                    if snapshot is not None:
+                        snapshots.append(snapshot)
                 else:
+                    if snapshots:
+                        self._publish_batch(snapshots)
+                        snapshots = []
                     self._dispatch(item, item.sender)
+            if snapshots:
+                self._publish_batch(snapshots)
+        elif (handler := self._direct.get(type(message))) is not None:
+            self._current_message = message  # turn telemetry, the common case first
+            handler(message)
         elif isinstance(message, Message):
             self._current_message = message
-            handler = self._direct.get(type(message))
-            if handler is not None:
-                handler(message)
-            else:
-                result = self._dispatch(message, message.sender)
+            result = self._dispatch(message, message.sender)
         else:
             return self._dispatch(message, None)
         self.state.notify_if_changed()
@@ -153,12 +193,17 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         """Attach ``subscriber`` (once)."""
         if not any(s is subscriber for s in self.subscribers):
             self.subscribers.append(subscriber)
-        self._subscribers_view = tuple(self.subscribers)
+        self._refresh_views()
 
     def unsubscribe(self, subscriber: EventSubscriber) -> None:
         """Detach ``subscriber``; unknown subscribers are ignored."""
         self.subscribers[:] = [s for s in self.subscribers if s is not subscriber]
-        self._subscribers_view = tuple(self.subscribers)
+        self._refresh_views()
+
+    def _refresh_views(self) -> None:
+        subscribers = tuple(self.subscribers)
+        self._subscribers_view = subscribers
+        self._batch_view = tuple((s, _batch_hook(s)) for s in subscribers)
 
     @staticmethod
     def snapshot_for_subscribers(message: M) -> M:
@@ -223,27 +268,57 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self.messages.append(message)
         self._publish(message)
 
-    def _record_turn(self, message: Message) -> None:
-        # _record (and _publish) for Sent/Received/Processed/Handled, reached
-        # without dispatch. The last sender found not to be this orchestrator is
-        # remembered: a busy member's telemetry skips the check.
-        sender = message.sender
-        if sender is not self._foreign_sender:
-            if self._is_self(sender):
-                return
-            self._foreign_sender = sender
-            self._foreign_snapshot = sender_snapshot(sender)
-        self.messages.append(message)
-        subscribers = self._subscribers_view
-        if subscribers:
-            snapshot = snapshot_sender_only(message, self._foreign_snapshot)
-            for subscriber in subscribers:
+    def _publish_batch(self, snapshots: list[Message]) -> None:
+        batch = tuple(snapshots)
+        for subscriber, hook in self._batch_view:
+            if hook is not None:
+                try:
+                    hook(batch)
+                except Exception:
+                    logger.exception(
+                        "Subscriber %r failed on a batch of %d", subscriber, len(batch)
+                    )
+                continue
+            for snapshot in batch:
                 try:
                     subscriber.on_message(snapshot)
                 except Exception:
                     logger.exception(
-                        "Subscriber %r failed on %s", subscriber, type(message).__name__
+                        "Subscriber %r failed on %s", subscriber, type(snapshot).__name__
                     )
+
+    def _turn_snapshot(self, message: Message) -> Message | None:
+        # The message goes into history and its snapshot is returned (None for the
+        # orchestrator's own telemetry, or with nobody subscribed). The last two
+        # senders found not to be this orchestrator are remembered: telemetry
+        # alternates between a sending member and a receiving one.
+        sender = message.sender
+        if sender is self._foreign_sender:
+            sender_snap = self._foreign_snapshot
+        elif sender is self._other_sender:
+            sender_snap = self._other_snapshot
+        else:
+            if self._is_self(sender):
+                return None
+            sender_snap = sender_snapshot(sender)
+            self._other_sender, self._other_snapshot = self._foreign_sender, self._foreign_snapshot
+            self._foreign_sender, self._foreign_snapshot = sender, sender_snap
+        self.messages.append(message)
+        if not self._subscribers_view:
+            return None
+        return snapshot_sender_only(message, sender_snap)
+
+    def _record_turn(self, message: Message) -> None:
+        # _record (and _publish) for Sent/Received/Processed/Handled, reached
+        # without dispatch.
+        snapshot = self._turn_snapshot(message)
+        if snapshot is None:
+            return
+        for subscriber in self._subscribers_view:
+            try:
+                subscriber.on_message(snapshot)
+            except Exception:
+                logger.exception("Subscriber %r failed on %s", subscriber, type(message).__name__)
 
     def receiveMsg_SentMessage(self, message: SentMessage, sender: ActorAddress | None) -> None:
         """Record a send."""
@@ -486,7 +561,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self._call_hook("on_stop")
         super().on_stop()
         self.subscribers.clear()
-        self._subscribers_view = ()
+        self._refresh_views()
         # A stopped actor sits in reference cycles (its address, its ref) that only a
         # full collection frees; its history would wait there with it and make that
         # collection, which holds every thread, as long as the team's whole log.

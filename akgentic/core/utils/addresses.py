@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
 from akgentic.core.utils.fastmodel import (
+    SharedFieldsSet,
     copy_fields_set,
     new_instance,
     set_dict,
@@ -79,6 +80,8 @@ _SCALAR_ANNOTATIONS: frozenset[Any] = frozenset(
 )
 _field_plans: dict[type, tuple[str, ...]] = {}
 _SENDER_RECIPIENT = ("sender", "recipient")
+#: The address-holding fields of a send report: who sent what to whom.
+_SENT = ("sender", "recipient", "message")
 
 
 def _cannot_hold_address(annotation: Any) -> bool:
@@ -241,29 +244,73 @@ def sender_snapshot(sender: Any) -> Any:
     return sender if kind == _SKIP else _map(sender, _to_snapshot)
 
 
-def snapshot_sender_only(model: M, snapshot: Any) -> M:
-    """:func:`snapshot_model` for a model whose sender is known to snapshot to ``snapshot``.
-
-    ``snapshot`` must be ``sender_snapshot(model.sender)``. The shortcut of
-    per-turn telemetry (no recipient, no address-holding field besides
-    ``sender``): the same result as :func:`snapshot_model`, computed without
-    the generic checks; any other model takes :func:`snapshot_model`.
-    """
-    values = model.__dict__
-    cls = type(model)
-    if _field_plans.get(cls) != _SENDER_RECIPIENT or values.get("recipient") is not None:
-        return snapshot_model(model)
-    if snapshot is values.get("sender"):
-        return model
-    merged = values.copy()
-    merged["sender"] = snapshot
-    copy = new_instance(cls)
+def _rebuilt(model: M, merged: dict[str, Any]) -> M:
+    # A shallow copy of ``model`` whose field values are ``merged``
+    # (copy_fields_set inlined: this runs for every message a team records).
+    copy = new_instance(type(model))
     set_dict(copy, merged)
-    set_fields_set(copy, copy_fields_set(model.__pydantic_fields_set__))
+    fields_set = model.__pydantic_fields_set__
+    set_fields_set(copy, fields_set if type(fields_set) is SharedFieldsSet else set(fields_set))
     set_extra(copy, model.__pydantic_extra__)
     private = model.__pydantic_private__
     set_private(copy, None if private is None else dict(private))
     return copy
+
+
+def _with_sender(model: M, sender: Any, snapshot: Any) -> M | None:
+    # ``model`` with ``sender`` replaced by ``snapshot`` when that is its only
+    # address (its class holds addresses only in sender/recipient, recipient
+    # unset); None when the generic walk is needed.
+    values = model.__dict__
+    cls = type(model)
+    plan = _field_plans.get(cls)
+    if plan is None:
+        if _kind(cls) != _MODEL:
+            return None
+        plan = _address_fields(cls)
+    if plan != _SENDER_RECIPIENT or values.get("recipient") is not None:
+        return None
+    if values.get("sender") is not sender:
+        return None
+    merged = values.copy()
+    merged["sender"] = snapshot
+    return _rebuilt(model, merged)
+
+
+def snapshot_sender_only(model: M, snapshot: Any) -> M:
+    """:func:`snapshot_model` for a model whose sender is known to snapshot to ``snapshot``.
+
+    ``snapshot`` must be ``sender_snapshot(model.sender)``. The shortcut of
+    per-turn telemetry: a model with no address-holding field besides
+    ``sender`` (and an unset ``recipient``), or a send report
+    (``sender``, ``recipient`` and the ``message`` sent, itself a model of the
+    first shape from the same sender). Either way the same result as
+    :func:`snapshot_model`, computed without the generic walk; any other
+    model takes :func:`snapshot_model`.
+    """
+    values = model.__dict__
+    plan = _field_plans.get(type(model))
+    sender = values.get("sender")
+    if plan == _SENDER_RECIPIENT:
+        if values.get("recipient") is not None:
+            return snapshot_model(model)
+        if snapshot is sender:
+            return model
+        merged = values.copy()
+        merged["sender"] = snapshot
+        return _rebuilt(model, merged)
+    if plan == _SENT and snapshot is not sender:
+        recipient: Any = values.get("recipient")
+        inner = values.get("message")
+        if _kinds.get(type(recipient)) == _ADDRESS and inner is not None:
+            inner_snapshot = _with_sender(inner, sender, snapshot)
+            if inner_snapshot is not None:
+                merged = values.copy()
+                merged["sender"] = snapshot
+                merged["recipient"] = recipient._snapshot()
+                merged["message"] = inner_snapshot
+                return _rebuilt(model, merged)
+    return snapshot_model(model)
 
 
 def hydrate_addresses(model: T, resolver: Callable[[ActorAddress], ActorAddress]) -> T:

@@ -158,6 +158,10 @@ class Timer:
     def task_completed(self) -> None:
         """Count a finished task; re-arm once none is left."""
         with self._lock:
-            self._tasks = max(0, self._tasks - 1)
-            if self._tasks == 0 and not self._closed:
+            tasks = self._tasks
+            if tasks > 1:
+                self._tasks = tasks - 1
+                return
+            self._tasks = 0
+            if not self._closed:
                 self._arm_locked()

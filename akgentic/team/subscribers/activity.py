@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from uuid import UUID
+from typing import cast
 
 from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.messages.message import Message
@@ -24,14 +24,39 @@ from akgentic.core.messages.orchestrator import HandledMessage, ProcessedMessage
 __all__ = ["ActivityMonitor"]
 
 _OUTSIDE_ROLE = "ActorSystem"
+_OTHER, _OPENS, _CLOSES = range(3)
+#: Message class -> what it does to the ledger. ``isinstance`` against a tuple of
+#: pydantic classes runs their metaclass's Python-level check for each miss, per event.
+_ledger_kinds: dict[type, int] = {}
+
+
+def _ledger_kind(cls: type) -> int:
+    kind = _ledger_kinds.get(cls)
+    if kind is None:
+        if issubclass(cls, SentMessage):
+            kind = _OPENS
+        elif issubclass(cls, ProcessedMessage | HandledMessage):
+            kind = _CLOSES
+        else:
+            kind = _OTHER
+        _ledger_kinds[cls] = kind
+    return kind
 
 
 class ActivityMonitor(EventSubscriber):
     """Event subscriber tracking open ledger entries; :meth:`wait_idle` waits for none."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._open: dict[tuple[UUID, UUID], int] = {}
+        # The ledger is updated under the bare lock (the Condition's own
+        # __enter__ is a Python call, paid per event); waiters use the Condition.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        # Threads in wait_idle: the ledger empties after almost every turn, and a
+        # notify_all nobody waits for still runs Python code on the orchestrator.
+        self._waiters = 0
+        # Keyed by the ids' integers: a tuple of ints hashes in C, while a
+        # UUID's __hash__ is a Python call (four of them per entry opened or closed).
+        self._open: dict[tuple[int, int], int] = {}
         self._changes = 0
 
     @property
@@ -47,23 +72,28 @@ class ActivityMonitor(EventSubscriber):
 
     def on_message(self, msg: Message) -> None:
         """Open or close ledger entries."""
-        if isinstance(msg, SentMessage):
-            sender = msg.sender
-            recipient = msg.recipient
+        kind = _ledger_kinds.get(type(msg))
+        if kind is None:
+            kind = _ledger_kind(type(msg))
+        if kind == _OPENS:
+            sent = cast(SentMessage, msg)
+            sender = sent.sender
+            recipient = sent.recipient
             if sender is None or recipient is None:
                 return
             if sender.role == _OUTSIDE_ROLE or recipient.role == _OUTSIDE_ROLE:
                 return
-            key = (msg.message.id, recipient.agent_id)
-            with self._cond:
+            key = (sent.message.id.int, recipient.agent_id.int)
+            with self._lock:
                 self._open[key] = self._open.get(key, 0) + 1
                 self._changes += 1
-        elif isinstance(msg, ProcessedMessage | HandledMessage):
-            sender = msg.sender
+        elif kind == _CLOSES:
+            closing = cast("ProcessedMessage | HandledMessage", msg)
+            sender = closing.sender
             if sender is None:
                 return
-            key = (msg.message_id, sender.agent_id)
-            with self._cond:
+            key = (closing.message_id.int, sender.agent_id.int)
+            with self._lock:
                 count = self._open.get(key)
                 if count is None:
                     return  # a message nobody reported sending (told from plain code)
@@ -72,7 +102,7 @@ class ActivityMonitor(EventSubscriber):
                 else:
                     self._open[key] = count - 1
                 self._changes += 1
-                if not self._open:
+                if not self._open and self._waiters:
                     self._cond.notify_all()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -83,7 +113,11 @@ class ActivityMonitor(EventSubscriber):
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
-                self._cond.wait(remaining)
+                self._waiters += 1
+                try:
+                    self._cond.wait(remaining)
+                finally:
+                    self._waiters -= 1
             return True
 
     def __repr__(self) -> str:

@@ -36,6 +36,17 @@ DEFAULT_IDLE_DELAY = 3600.0
 IDLE_DELAY_ENV_VAR = "ORCHESTRATOR_TIMEOUT_DELAY"
 
 
+#: Message class -> +1 (a task starts), -1 (one ends) or 0: one dict hit per event
+#: instead of isinstance checks, which run pydantic's metaclass check on each miss.
+_steps: dict[type, int] = {}
+
+
+def _step(cls: type) -> int:
+    step = 1 if issubclass(cls, ReceivedMessage) else -1 if issubclass(cls, ProcessedMessage) else 0
+    _steps[cls] = step
+    return step
+
+
 class _Stopper(Protocol):
     def stop_team(self, team_id: UUID) -> None: ...
 
@@ -76,9 +87,12 @@ class IdleStopSubscriber:
         """Count tasks in and out (not while a history is replayed)."""
         if self._restoring:
             return
-        if isinstance(msg, ReceivedMessage):
+        step = _steps.get(type(msg))
+        if step is None:
+            step = _step(type(msg))
+        if step > 0:
             self.timer.task_started()
-        elif isinstance(msg, ProcessedMessage):
+        elif step < 0:
             self.timer.task_completed()
 
     def set_restoring(self, team_id: UUID, restoring: bool) -> None:

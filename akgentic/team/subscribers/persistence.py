@@ -52,7 +52,9 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -80,9 +82,13 @@ _RECHECK = 0.05
 
 
 _EVENT_FIELDS = frozenset(("team_id", "sequence", "event", "timestamp"))
+#: :func:`~akgentic.team.models.utc_now` without its Python frame (once per event).
+_now = partial(datetime.now, UTC)
 
 
-def _new_event(team_id: UUID, sequence: int, msg: object) -> PersistedEvent:
+def _new_event(
+    team_id: UUID, sequence: int, msg: object, now: datetime | None = None
+) -> PersistedEvent:
     """``PersistedEvent(...)`` without validation: every value comes from the subscriber.
 
     The orchestrator calls this once per recorded message; validating fields it
@@ -91,9 +97,8 @@ def _new_event(team_id: UUID, sequence: int, msg: object) -> PersistedEvent:
     if not isinstance(msg, Message):  # not what the orchestrator hands over: validate
         return PersistedEvent(team_id=team_id, sequence=sequence, event=msg)
     event = new_instance(PersistedEvent)
-    set_dict(
-        event, {"team_id": team_id, "sequence": sequence, "event": msg, "timestamp": utc_now()}
-    )
+    stamp = _now() if now is None else now
+    set_dict(event, {"team_id": team_id, "sequence": sequence, "event": msg, "timestamp": stamp})
     set_fields_set(event, set(_EVENT_FIELDS))
     set_extra(event, None)
     set_private(event, None)
@@ -191,22 +196,41 @@ class PersistenceSubscriber:
                 self._submit_state(snapshot)
             return
         with self._lock:  # the condition's lock, without the Condition's Python wrapper
+            self._append(msg)
+
+    def on_messages(self, msgs: Sequence[Message]) -> None:
+        """:meth:`on_message` for each, in order, under one lock and with one timestamp."""
+        if self._restoring:
+            return
+        # The messages of one envelope were recorded in one orchestrator turn:
+        # their events share one timestamp.
+        now = _now()
+        with self._lock:
+            for msg in msgs:
+                if isinstance(msg, StateChangedMessage):
+                    self.on_message(msg)  # the lock is re-entrant
+                else:
+                    self._append(msg, now)
+
+    def _append(self, msg: Message, now: datetime | None = None) -> None:
+        """Number ``msg`` and write or queue it (caller holds the lock)."""
+        if self._failure is not None:
             if isinstance(self._failure, TeamClaimLostError):
                 return  # another owner has the team: drop quietly while this copy stops
             self._raise_if_stopped()
-            sequence = self._sequence + 1
-            event = _new_event(self.team_id, sequence, msg)
-            if not self.batching:
-                try:
-                    self.event_store.save_event(event, **self._fence)
-                except TeamClaimLostError as exc:
-                    self._failure = exc
-                    self._report(exc)
-                    raise
-                self._sequence = self._durable = self._taken = sequence
-                return
-            self._sequence = sequence
-            self._enqueue(event)
+        sequence = self._sequence + 1
+        event = _new_event(self.team_id, sequence, msg, now)
+        if not self.batching:
+            try:
+                self.event_store.save_event(event, **self._fence)
+            except TeamClaimLostError as exc:
+                self._failure = exc
+                self._report(exc)
+                raise
+            self._sequence = self._durable = self._taken = sequence
+            return
+        self._sequence = sequence
+        self._enqueue(event)
 
     def set_restoring(self, team_id: UUID, restoring: bool) -> None:
         """Suspend (True) or resume (False) writing, around a replay of this team."""
