@@ -57,8 +57,8 @@ _TURN_TYPES = (Message, TelemetryBatch)
 _received = turn_telemetry_factory(ReceivedMessage)
 _processed = turn_telemetry_factory(ProcessedMessage)
 _handled = turn_telemetry_factory(HandledMessage)
-# What ``_emit(SentMessage, message=..., recipient=...)`` builds, plan resolved once.
 _MESSAGE_INIT = Message.init
+# What ``_emit(SentMessage, message=..., recipient=...)`` builds, plan resolved once.
 _sent = fast_factory(SentMessage, ("message", "recipient", "sender", "team_id", "parent_id"))
 
 
