@@ -7,7 +7,10 @@ too many per message), so the kernel relies on a handful of pykka internals:
 * ``ActorRef._actor_weakref``, to reach the actor object behind a reference;
 * the actor loop's private methods ``_actor_loop``, ``_actor_loop_setup``,
   ``_actor_loop_running``, ``_handle_receive``, ``_handle_failure``, ``_stop``
-  and ``_create_actor_inbox``, overridden by :class:`SeamActor`.
+  and ``_create_actor_inbox``, overridden by :class:`SeamActor`;
+* the ``ProxyCall`` branch of ``_handle_receive`` (``get_attr_directly``, then
+  the call), inlined in the receive loop, and the ``ProxyCall`` tuple built by
+  :func:`call_teller` without its constructor.
 
 Nothing else in akgentic may use them. ``tests/core/test_pykka_seam.py`` pins
 :data:`PYKKA_VERSION` and checks the shape of each of these internals, so a
@@ -37,6 +40,7 @@ from typing import Any, ClassVar
 import pykka
 from pykka import ActorRegistry
 from pykka._envelope import Envelope
+from pykka.messages import ProxyCall
 
 from akgentic.core.mailbox import Inbox
 
@@ -45,8 +49,11 @@ __all__ = [
     "Envelope",
     "SeamActor",
     "actor_of",
+    "call_teller",
     "is_running",
+    "live_poster",
     "send_envelope",
+    "teller",
     "thread_of",
 ]
 
@@ -96,6 +103,83 @@ def send_envelope(ref: pykka.ActorRef[Any], bare: type | None = None) -> Callabl
         put(message if type(message) is bare else Envelope(message))
 
     return put_envelope
+
+
+def live_poster(ref: pykka.ActorRef[Any], bare: type | None = None) -> Callable[[Any], bool]:
+    """Like :func:`send_envelope`, checking first that the actor runs and still exists.
+
+    The function returns ``False`` (and posts nothing) once the actor stopped or
+    was garbage-collected, else ``True``: the check of ``ActorAddressImpl.tell``
+    and the telemetry posters, fused with the delivery into one call.
+    """
+    is_stopped = ref.actor_stopped.is_set
+    actor = ref._actor_weakref
+    inbox = ref.actor_inbox
+    if type(inbox) is Inbox:
+        append, wake = inbox.producer()
+
+        def post(message: Any) -> bool:
+            if is_stopped() or actor() is None:
+                return False
+            append(message if type(message) is bare else Envelope(message))
+            wake(None)
+            return True
+
+        return post
+    put = send_envelope(ref, bare)
+
+    def put_live(message: Any) -> bool:
+        if is_stopped() or actor() is None:
+            return False
+        put(message)
+        return True
+
+    return put_live
+
+
+def teller(ref: pykka.ActorRef[Any]) -> Callable[[Any], None]:
+    """``ref.tell``: the same liveness check and envelope, without its call chain.
+
+    Raises ``ActorDeadError`` once the actor stopped, as ``ActorRef.tell`` does.
+    """
+    is_stopped = ref.actor_stopped.is_set
+    post = send_envelope(ref)
+
+    def tell(message: Any) -> None:
+        if is_stopped():
+            raise pykka.ActorDeadError(f"{ref} not found")
+        post(message)
+
+    return tell
+
+
+def call_teller(ref: pykka.ActorRef[Any], name: str) -> Callable[..., None]:
+    """``f(*args)`` telling ``ref`` to call its method ``name`` with ``args``.
+
+    What a fire-and-forget proxy call does (``ref.tell(ProxyCall(...))``, as
+    ``ProxyWrapper(address, ask=False).name(*args)``), for a sender that makes
+    the same call over and over: the envelope goes straight into the inbox.
+    """
+    path = (name,)
+    new_tuple = tuple.__new__  # ProxyCall(path, args, {}) without its __new__ frame
+    inbox = ref.actor_inbox
+    if type(inbox) is not Inbox:
+        tell = teller(ref)
+
+        def call_generic(*args: Any) -> None:
+            tell(new_tuple(ProxyCall, (path, args, {})))
+
+        return call_generic
+    is_stopped = ref.actor_stopped.is_set
+    append, wake = inbox.producer()
+
+    def call(*args: Any) -> None:
+        if is_stopped():
+            raise pykka.ActorDeadError(f"{ref} not found")
+        append(Envelope(new_tuple(ProxyCall, (path, args, {}))))
+        wake(None)
+
+    return call
 
 
 class SeamActor(pykka.ThreadingActor):
@@ -189,8 +273,11 @@ class SeamActor(pykka.ThreadingActor):
         take = items.popleft
         handle = self._handle_receive
         turn_types = self._turn_types
-        # _handle_receive's turn branch, inlined unless a subclass overrides it.
-        turn = self.on_receive if type(self)._handle_receive is SeamActor._handle_receive else None
+        # _handle_receive's turn and method-call branches, inlined unless a
+        # subclass overrides it.
+        inline = type(self)._handle_receive is SeamActor._handle_receive
+        turn = self.on_receive if inline else None
+        before_call = self._before_control_message
         while not is_stopped():
             wait()
             if not items:  # more wake-ups than envelopes once mail was absorbed
@@ -200,6 +287,13 @@ class SeamActor(pykka.ThreadingActor):
                 message = envelope.message
                 if turn is not None and isinstance(message, turn_types):
                     response = turn(message)
+                elif turn is not None and type(message) is ProxyCall:
+                    # pykka's ProxyCall branch (get_attr_directly, then the call).
+                    before_call()
+                    callee: Any = self
+                    for name in message.attr_path:
+                        callee = getattr(callee, name)
+                    response = callee(*message.args, **message.kwargs)
                 else:
                     response = handle(message)
                 if envelope.reply_to is not None:

@@ -10,14 +10,13 @@ from uuid import UUID
 import pykka
 from pykka.messages import ProxyCall
 
-from akgentic.core._pykka_seam import Envelope, actor_of
+from akgentic.core._pykka_seam import actor_of, live_poster
 from akgentic.core.actor_address import (
     _NIL,
     ActorAddress,
     ActorAddressDict,
     ActorAddressProxy,
 )
-from akgentic.core.mailbox import Inbox
 
 if TYPE_CHECKING:
     from akgentic.core.messages.message import Message
@@ -43,19 +42,14 @@ class ActorAddressImpl(ActorAddress):
         "_is_user_proxy",
         "_actor_type",
         "_proxy",
-        "_append",
-        "_wake",
+        "_post",
     )
 
     def __init__(self, actor_ref: pykka.ActorRef[Any]) -> None:
         self._actor_ref = actor_ref
         self._proxy: ActorAddressProxy | None = None
-        # An akgentic Inbox is fed directly (its ``put`` without the call).
-        inbox: Any = actor_ref.actor_inbox
-        self._append: Callable[[Any], None] | None = None
-        self._wake: Callable[[None], None] | None = None
-        if type(inbox) is Inbox:
-            self._append, self._wake = inbox.producer()
+        # ActorRef.tell minus its second liveness check, straight into the inbox.
+        self._post: Callable[[Any], bool] = live_poster(actor_ref)
         actor = actor_of(actor_ref) if actor_ref.is_alive() else None
         if actor is None:
             self._agent_id: UUID = _NIL
@@ -117,16 +111,8 @@ class ActorAddressImpl(ActorAddress):
         return ref
 
     def tell(self, message: Any) -> None:
-        # ActorRef.tell minus its second liveness check: straight into the inbox.
-        ref = self._actor_ref
-        if ref.actor_stopped.is_set() or actor_of(ref) is None:
+        if not self._post(message):
             raise pykka.ActorDeadError(f"{self!r} is not running")
-        append = self._append
-        if append is not None and self._wake is not None:
-            append(Envelope(message))
-            self._wake(None)
-        else:
-            ref.actor_inbox.put(Envelope(message))
 
     def ask(self, message: Any, timeout: float | None = None) -> Any:
         return self._check_alive().ask(message, timeout=timeout)

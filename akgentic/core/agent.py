@@ -13,7 +13,7 @@ from uuid import UUID, uuid4
 
 import pykka
 
-from akgentic.core._pykka_seam import Envelope, SeamActor, actor_of, send_envelope
+from akgentic.core._pykka_seam import SeamActor, live_poster
 from akgentic.core.actor_address import ActorAddress, ActorAddressDict, ActorAddressStopped
 from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent_config import BaseConfig
@@ -21,11 +21,12 @@ from akgentic.core.agent_state import BaseState
 from akgentic.core.agent_team import TeamAccess
 from akgentic.core.dispatch import SUPER, Handler, resolve_handlers
 from akgentic.core.errors import WarningError
-from akgentic.core.mailbox import Inbox, peek_messages, take_messages
+from akgentic.core.mailbox import peek_messages, take_messages
 from akgentic.core.messages.message import (
     Message,
     StopRecursively,
     fast_construct,
+    fast_factory,
     turn_telemetry_factory,
 )
 from akgentic.core.messages.orchestrator import (
@@ -56,41 +57,25 @@ _TURN_TYPES = (Message, TelemetryBatch)
 _received = turn_telemetry_factory(ReceivedMessage)
 _processed = turn_telemetry_factory(ProcessedMessage)
 _handled = turn_telemetry_factory(HandledMessage)
+_MESSAGE_INIT = Message.init
+# What ``_emit(SentMessage, message=..., recipient=...)`` builds, plan resolved once.
+_sent = fast_factory(SentMessage, ("message", "recipient", "sender", "team_id", "parent_id"))
 
 
 def _drop(payload: Any) -> None:
     return None
 
 
-def _poster(address: ActorAddress) -> Callable[[Any], None]:
+def _poster(address: ActorAddress) -> Callable[[Any], object]:
     """Deliver telemetry to ``address``, silently dropping it once the actor is gone.
 
     For a live address the envelope goes straight into the inbox: the liveness
-    check and delivery of ``ActorAddressImpl.tell`` without its call chain.
+    check and delivery of ``ActorAddressImpl.tell`` without its call chain (a
+    TelemetryBatch is its own envelope).
     """
     if isinstance(address, ActorAddressImpl):
-        ref = address.actor_ref
-        is_stopped = ref.actor_stopped.is_set
-        inbox = ref.actor_inbox
-        if type(inbox) is Inbox:
-            append, wake = inbox.producer()
-
-            def post(payload: Any) -> None:
-                if is_stopped() or actor_of(ref) is None:
-                    return
-                # A TelemetryBatch is its own envelope.
-                append(payload if type(payload) is TelemetryBatch else Envelope(payload))
-                wake(None)
-
-            return post
-        put = send_envelope(ref, bare=TelemetryBatch)
-
-        def put_envelope(payload: Any) -> None:
-            if is_stopped() or actor_of(ref) is None:
-                return
-            put(payload)
-
-        return put_envelope
+        post: Callable[[Any], bool] = live_poster(address.actor_ref, bare=TelemetryBatch)
+        return post  # its bool (posted or not) is of no use here
 
     def tell(payload: Any) -> None:
         with contextlib.suppress(pykka.ActorDeadError):
@@ -172,13 +157,16 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
         self._inbox_deque: Any = getattr(inbox, "queue", None)
         self._chains: dict[type, tuple[Handler, ...]] = {}
         self._sink_target: ActorAddress | None = None
-        self._sink: Callable[[Any], None] = _drop
+        self._sink: Callable[[Any], object] = _drop
         self.state: StateType = cast(StateType, BaseState())
         if not self.config.name:
             self.config.name = str(self.actor_ref)
         if not self.config.role:
             self.config.role = type(self).__name__
         self._my_address = ActorAddressImpl(self.actor_ref)
+        # send() builds its SentMessage itself unless a subclass reroutes _emit.
+        self._inline_sent = type(self)._emit is Akgent._emit
+        self._inline_dispatch = type(self)._dispatch is Akgent._dispatch
         self._notify_orchestrator(StartMessage(config=self.config, parent=self._parent))
 
     # ------------------------------------------------------------ properties
@@ -266,7 +254,15 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
             me = self._my_address
             team_id = self.team_id
             self._deliver(_received(message_id, me, team_id, message_id))
-            result = self._dispatch(message, message.sender)
+            chain = self._chains.get(type(message)) if self._inline_dispatch else None
+            if chain is not None and len(chain) == 1:
+                # _dispatch for a message type with one handler, inlined.
+                fn, wants_sender = chain[0]
+                result = fn(self, message, message.sender) if wants_sender else fn(self, message)
+                if result is SUPER:
+                    result = None
+            else:
+                result = self._dispatch(message, message.sender)
             current = self._current_message
             processed = _processed(message_id, me, team_id, None if current is None else current.id)
             if self._inbox_deque:
@@ -302,7 +298,7 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
         fields["parent_id"] = None if current is None else current.id
         self._deliver(fast_construct(cls, fields))
 
-    def _sink_of(self, orchestrator: ActorAddress) -> Callable[[Any], None]:
+    def _sink_of(self, orchestrator: ActorAddress) -> Callable[[Any], object]:
         # The poster is rebuilt only when the orchestrator changes (a restore).
         if orchestrator is not self._sink_target:
             self._sink = _poster(orchestrator)
@@ -314,7 +310,7 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
         if orchestrator is None:
             return
         pending = self._pending_telemetry
-        sink = self._sink_of(orchestrator)
+        sink = self._sink if orchestrator is self._sink_target else self._sink_of(orchestrator)
         if pending:
             pending.append(message)
             self._pending_telemetry = TelemetryBatch()
@@ -342,9 +338,23 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
         """Stamp ``message``, report it, and deliver it to ``recipient``."""
         assert recipient is not None, "send() needs a recipient"
         if isinstance(message, Message):
-            message.init(self._my_address, self.team_id, self._current_message)
+            me = self._my_address
+            team_id = self.team_id
+            current = self._current_message
+            if type(message).init is _MESSAGE_INIT and type(team_id) is UUID:
+                # Message.init, inlined (team_id is already a UUID).
+                values = message.__dict__
+                values["parent_id"] = None if current is None else current.id
+                values["team_id"] = team_id
+                values["sender"] = me
+            else:
+                message.init(me, team_id, current)
             if self._orchestrator is not None:
-                self._emit(SentMessage, message=message, recipient=recipient)
+                if self._inline_sent:
+                    parent_id = None if current is None else current.id
+                    self._deliver(_sent(message, recipient, me, team_id, parent_id))
+                else:
+                    self._emit(SentMessage, message=message, recipient=recipient)
         recipient.tell(message)
         return message
 

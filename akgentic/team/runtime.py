@@ -26,17 +26,19 @@ on them are rebuilt from the addresses (resolving snapshots to live actors by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 from uuid import UUID
 
 from pydantic import Field, PrivateAttr
 
+from akgentic.core._pykka_seam import call_teller
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.agent import Akgent
-from akgentic.core.messages.message import Message
+from akgentic.core.messages.message import Message, text_message_factory
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.core.proxy import ProxyWrapper
+from akgentic.core.proxy import ProxyWrapper, actor_ref_of
 from akgentic.core.utils.addresses import hydrate_addresses
 from akgentic.core.utils.serializer import SerializableBaseModel
 from akgentic.team.backpressure import SendGate
@@ -46,6 +48,18 @@ from akgentic.team.subscribers.activity import ActivityMonitor
 __all__ = ["TeamRuntime"]
 
 _ASK_TIMEOUT = 30.0
+
+
+#: message class -> its validation-free builder from a ``str`` (None: validate).
+_text_builders: dict[type[Message], Callable[[str], Message] | None] = {}
+
+
+def _text_builder(message_type: type[Message]) -> Callable[[str], Message] | None:
+    try:
+        return _text_builders[message_type]
+    except KeyError:
+        build = _text_builders[message_type] = text_message_factory(message_type)
+        return build
 
 
 class TeamRuntime(SerializableBaseModel):
@@ -99,7 +113,8 @@ class TeamRuntime(SerializableBaseModel):
         )
         self._orchestrator_tell = ProxyWrapper(self.orchestrator_addr, ask=False)
         self._entry_tell = ProxyWrapper(self.entry_addr, ask=False)
-        self._entry_send = self._entry_tell.send
+        # ``self._entry_tell.send`` (the same ProxyCall), minus its call chain.
+        self._entry_send = call_teller(actor_ref_of(self.entry_addr), "send")
 
     def _live(self, address: ActorAddress) -> ActorAddress:
         if not isinstance(address, ActorAddressProxy):
@@ -167,6 +182,10 @@ class TeamRuntime(SerializableBaseModel):
                 "No message type declared for this team: add message_types to the card "
                 "or send a Message instance"
             )
+        if type(content) is str:
+            build = _text_builder(message_type)
+            if build is not None:
+                return build(content)
         message: Message = message_type(content=content)
         return message
 
@@ -182,7 +201,14 @@ class TeamRuntime(SerializableBaseModel):
         private = cast(dict[str, Any], self.__pydantic_private__)
         if private["_entry_send"] is None:
             self._bind()
-        message = self._message(content)
+        message: Message | None = None
+        if type(content) is str:
+            types = self.team.message_types
+            build = _text_builders.get(types[0]) if types else None
+            if build is not None:
+                message = build(content)
+        if message is None:
+            message = self._message(content)
         gate = private["_gate"]
         if gate is not None:
             gate.admit()

@@ -267,7 +267,7 @@ def test_live_address_feeds_inbox_directly(system: ActorSystem) -> None:
     address = _live_address(system)
     assert isinstance(address, ActorAddressImpl)
     assert isinstance(address.actor_ref.actor_inbox, Inbox)
-    assert address._append is not None and address._wake is not None
+    assert address._post is not None
     for _ in range(5):
         address.tell(UserMessage(content="hi"))
     assert system.ask(address, UserMessage(content="last")) == 6

@@ -84,7 +84,11 @@ def _names(function: Any) -> set[str]:
             ["self", "exception_type", "exception_value", "traceback"],
             {"unregister", "actor_stopped"},
         ),
-        ("_handle_receive", ["self", "message"], {"ProxyCall", "on_receive", "_stop"}),
+        (
+            "_handle_receive",
+            ["self", "message"],
+            {"ProxyCall", "get_attr_directly", "on_receive", "_stop"},
+        ),
         ("_stop", ["self"], {"unregister", "actor_stopped", "on_stop", "_handle_failure"}),
     ],
 )
@@ -98,6 +102,23 @@ def test_each_overridden_actor_internal_keeps_its_shape(
     assert uses <= _names(function), (
         f"pykka.Actor.{method} no longer uses {uses - _names(function)}"
     )
+
+
+def test_a_proxy_call_is_a_named_tuple_resolved_by_plain_getattr() -> None:
+    # The seam's receive loop inlines pykka's ProxyCall branch (get_attr_directly,
+    # then the call) and call_teller builds the tuple with tuple.__new__.
+    from pykka import _introspection
+    from pykka.messages import ProxyCall
+
+    assert ProxyCall._fields == ("attr_path", "args", "kwargs")
+    assert tuple.__new__(ProxyCall, (("a",), (), {})) == ProxyCall(("a",), (), {})
+    assert _introspection.get_attr_directly.__code__.co_names == ("getattr",)
+    assert list(inspect.signature(_introspection.get_attr_directly).parameters) == [
+        "root",
+        "attr_path",
+    ]
+    # The stop check comes before the ProxyCall one: a ProxyCall is never a stop.
+    assert not issubclass(ProxyCall, pykka.messages._ActorStop)
 
 
 def test_the_actor_inbox_is_created_by_an_overridable_static_hook() -> None:

@@ -270,3 +270,68 @@ def test_factory_build_works_without_a_manager_and_attaches_subscribers(
     assert monitor.in_flight == 0
     orchestrator: Orchestrator = actor_system.proxy_ask(runtime.orchestrator_addr, Orchestrator)
     assert any(isinstance(m, EventMessage) for m in orchestrator.get_messages())
+
+
+def _shape(events: list[Message]) -> list[tuple[Any, ...]]:
+    """The record of a team with what differs between two runs (ids, times) left out."""
+    shape: list[tuple[Any, ...]] = []
+    for event in events:
+        row: tuple[Any, ...] = (
+            type(event).__name__,
+            event.sender.name if event.sender else None,
+            sorted(event.model_fields_set),
+            event.parent_id is None,
+        )
+        if isinstance(event, SentMessage):
+            inner = event.message
+            row += (
+                event.recipient.name,
+                type(inner).__name__,
+                getattr(inner, "content", None),
+                sorted(inner.model_fields_set),
+                inner.sender.name if inner.sender else None,
+                inner.team_id == event.team_id,
+                inner.parent_id,
+                inner.display_type,
+                inner.timestamp is not None and inner.timestamp.tzinfo is not None,
+            )
+        shape.append(row)
+    return shape
+
+
+def test_send_records_the_same_events_on_its_fast_path_and_on_the_generic_one(
+    sqlite_manager: TeamManager, team_card: CardFactory, member: Member
+) -> None:
+    # The default team takes every fast path (text built without validation, the
+    # entry's SentMessage built in place); the other takes none of them: a message
+    # type with a validator and an entry point with its own _emit.
+    fast = sqlite_manager.create_team(team_card())
+    generic = sqlite_manager.create_team(
+        team_card(
+            entry_point=member("EmitThrough", "@Entry", "Entry"),
+            message_types=["team_test_agents.TrimmedMessage"],
+        )
+    )
+    for runtime in (fast, generic):
+        for text in ("one", "two", "three"):
+            runtime.send(text)
+        assert runtime.wait_idle(10)
+    assert seen(fast, "@Echo") == seen(generic, "@Echo") == ["one", "two", "three"]
+    fast_shape = _shape(events_of(sqlite_manager, fast))
+    generic_shape = [
+        tuple("UserMessage" if v == "TrimmedMessage" else v for v in row)
+        for row in _shape(events_of(sqlite_manager, generic))
+    ]
+    assert fast_shape == generic_shape
+    assert sum(row[0] == "SentMessage" for row in fast_shape) == 3
+
+
+def test_a_message_type_whose_validation_changes_the_text_is_still_validated(
+    sqlite_manager: TeamManager, team_card: CardFactory
+) -> None:
+    runtime = sqlite_manager.create_team(
+        team_card(message_types=["team_test_agents.TrimmedMessage"])
+    )
+    runtime.send("  padded  ")
+    assert runtime.wait_idle(10)
+    assert seen(runtime, "@Echo") == ["padded"]

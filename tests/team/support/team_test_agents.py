@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from akgentic.core import BaseConfig, BaseState, UserProxy
 from akgentic.core.agent import Akgent
-from akgentic.core.messages.message import UserMessage
+from akgentic.core.messages.message import Message, UserMessage
 from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.team import TeamMetadata
 
@@ -96,3 +96,19 @@ class CaseMetadata(TeamMetadata):
 
     tenant: str = Field(json_schema_extra={"indexed": True})
     priority: int = Field(default=1, json_schema_extra={"indexed": True})
+
+
+class EmitThrough(Echo):
+    """An Echo whose ``_emit`` is its own: ``send`` must route its SentMessage through it."""
+
+    def _emit(self, cls: type[Message], **fields: Any) -> None:
+        super()._emit(cls, **fields)
+
+
+class TrimmedMessage(UserMessage):
+    """A message type whose validation changes the text: never built without validating."""
+
+    @field_validator("content")
+    @classmethod
+    def _trim(cls, value: str) -> str:
+        return value.strip()
