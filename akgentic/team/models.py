@@ -209,7 +209,11 @@ class Process(SerializableBaseModel):
 
 
 class PersistedEvent(SerializableBaseModel):
-    """One entry of a team's event log: the message and its per-team sequence number."""
+    """One entry of a team's event log: the message and its per-team sequence number.
+
+    ``timestamp`` is when the team recorded it; the events one orchestrator turn
+    records (a member's batch of turn telemetry) share one.
+    """
 
     team_id: UUID
     sequence: int = Field(ge=1)
