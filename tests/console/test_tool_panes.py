@@ -213,7 +213,7 @@ def _source(events: list[Any]) -> PaneSource:
     return PaneSource(team_id=uuid4(), events=events)
 
 
-def test_the_workspace_pane_lists_the_tree_and_marks_links_out_unopenable(
+def test_the_workspace_pane_lists_the_tree_and_marks_links_unopenable(
     workspace: tuple[Path, list[Any]],
 ) -> None:
     _tree, events = workspace
@@ -227,9 +227,10 @@ def test_the_workspace_pane_lists_the_tree_and_marks_links_out_unopenable(
     assert items["0:src/main.py"]["openable"] is True
     assert items["0:src/main.py"]["depth"] == 1
     assert items["0:notes.txt"]["openable"] is True
-    assert items["0:alias.txt"]["openable"] is True  # a link that stays inside
+    # The viewer never follows a link, even one that stays inside the tree.
+    assert items["0:alias.txt"]["openable"] is False
     assert items["0:leak.txt"]["openable"] is False
-    assert "link out of the tree" in items["0:leak.txt"]["label"]
+    assert items["0:leak.txt"]["label"] == "leak.txt -> (link)"
     assert items["0:src"]["openable"] is False
 
 

@@ -26,6 +26,7 @@ from akgentic_workspace.execution import (
     wait_for_run,
 )
 from akgentic_workspace.files import MAX_FILE_BYTES, TooLarge, TreeFiles
+from akgentic_workspace.listing import render_list
 from akgentic_workspace.params import (
     DocumentReader,
     EditItem,
@@ -58,7 +59,7 @@ from akgentic_workspace.paths import (
     workspaces_root,
 )
 from akgentic_workspace.rag.models import WorkspaceRagIndex, WorkspaceRagList, WorkspaceRagSearch
-from akgentic_workspace.reading import checked_patterns, render_glob, render_grep, render_list
+from akgentic_workspace.reading import checked_patterns, render_glob, render_grep
 from akgentic_workspace.session import WorkspaceSession
 
 __all__ = ["WorkspaceTool"]
@@ -349,17 +350,21 @@ class WorkspaceTool(ToolCard):
             tools.append(read.apply_instructions(workspace_read))
         listing = self._param(self.workspace_list, WorkspaceList, TOOL_CALL)
         if listing is not None:
-            depth_default = listing.max_depth
+            depth_default, page_size = listing.max_depth, listing.max_entries
 
-            def workspace_list(path: str = "", depth: int = depth_default) -> str:
+            def workspace_list(path: str = "", depth: int = depth_default, offset: int = 0) -> str:
                 """List a directory of the workspace (depth 0 = the whole tree).
+
+                Long listings come in pages; the last line of a page says which offset
+                shows the next one. Unusual names are shown quoted, with escapes.
 
                 Args:
                     path: Directory relative to the workspace root ("" is the root).
                     depth: Levels to show; 1 lists the directory itself.
+                    offset: Entries to skip (the offset a capped listing gives).
                 """
                 engine = self._engine()
-                return render_list(engine.files, engine.key(path), depth)
+                return render_list(engine.files, engine.key(path), depth, offset, page_size)
 
             tools.append(listing.apply_instructions(workspace_list))
         glob = self._param(self.workspace_glob, WorkspaceGlob, TOOL_CALL)
@@ -621,12 +626,14 @@ class WorkspaceTool(ToolCard):
             commands[WorkspaceRead] = workspace_read
         listing = self._param(self.workspace_list, WorkspaceList, COMMAND)
         if listing is not None:
-            depth = listing.max_depth
+            depth, page_size = listing.max_depth, listing.max_entries
 
             def workspace_list(path: str = "") -> str:
                 """List a directory of the workspace."""
                 engine = self._engine()
-                return self._as_text(lambda: render_list(engine.files, engine.key(path), depth))
+                return self._as_text(
+                    lambda: render_list(engine.files, engine.key(path), depth, 0, page_size)
+                )
 
             commands[WorkspaceList] = workspace_list
         glob = self._param(self.workspace_glob, WorkspaceGlob, COMMAND)

@@ -4,14 +4,18 @@ Which trees a team uses is read from its log (``WorkspaceAttached`` events, one
 per member bound to a tree), under this process's workspaces root. The pane
 lists each tree and its git journal; a file opens through ``open(source, key)``
 where ``key`` is ``"<tree number>:<path inside the tree>"``. The viewer is
-confined to the tree: an absolute path, a ``..`` segment, a NUL byte or a path
-whose real location (symlinks followed) is outside the tree is refused with a
-``ValueError``. Registered by :mod:`akgentic_workspace.plugin` through
-``akgentic_console_panes``.
+confined to the tree: an absolute path, a ``..`` segment or a NUL byte is refused
+with a ``ValueError``; the file is then opened once, each segment relative to its
+parent with ``O_NOFOLLOW`` (the last one non-blocking), and shown only if the opened
+descriptor is a regular file: a link (anywhere on the path), a FIFO, a socket or a
+device is refused, whatever code in the tree swaps in meanwhile. The tree is walked
+the same way; names are shown escaped (:mod:`akgentic_workspace.names`). Registered
+by :mod:`akgentic_workspace.plugin` through ``akgentic_console_panes``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,11 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from akgentic.plugins import ConsolePaneSpec, hookimpl
+from akgentic.tool.errors import RetriableError
+from akgentic_workspace.files import TreeFiles, descend
+from akgentic_workspace.names import shown
 
 if TYPE_CHECKING:
     from akgentic.console.panes import PaneSource
 
-__all__ = ["akgentic_console_panes", "confined_file", "open_workspace_item", "team_trees"]
+__all__ = ["akgentic_console_panes", "open_workspace_item", "read_confined", "team_trees"]
 
 #: Entries listed per tree, bytes shown of a file, commits shown of a journal.
 MAX_ENTRIES = 400
@@ -51,41 +58,66 @@ def team_trees(events: Sequence[Any]) -> list[tuple[str, Path]]:
     return list(found.items())
 
 
-def confined_file(tree: Path, path: str) -> Path:
-    """The file ``path`` names inside ``tree``, refusing anything that would leave it."""
+def read_confined(tree: Path, path: str, limit: int) -> tuple[bytes, int]:
+    """At most ``limit`` bytes of the regular file ``path`` of ``tree``, and its size.
+
+    Raises:
+        ValueError: the path leaves the tree, or names a link or a non-regular file.
+        LookupError: nothing, or a directory, is there.
+    """
     if not path or "\x00" in path:
         raise ValueError("give the path of a file inside the tree")
     if path.startswith(("/", "\\")) or os.path.isabs(path) or (len(path) > 1 and path[1] == ":"):
-        raise ValueError(f"{path!r}: absolute paths are refused; give a path inside the tree")
+        raise ValueError(f"{shown(path)}: absolute paths are refused; give a path inside the tree")
     if any(part == ".." for part in path.replace("\\", "/").split("/")):
-        raise ValueError(f"{path!r}: '..' is refused; give a path inside the tree")
-    real_tree = os.path.realpath(tree)
-    target = os.path.realpath(os.path.join(real_tree, path))
-    if os.path.commonpath([real_tree, target]) != real_tree:
-        raise ValueError(f"{path!r} leads outside the tree (a link out of it)")
-    if not os.path.isfile(target):
-        raise LookupError(f"{path!r} is not a file of the tree")
-    return Path(target)
+        raise ValueError(f"{shown(path)}: '..' is refused; give a path inside the tree")
+    key = "/".join(part for part in path.split("/") if part not in ("", "."))
+    if not key:
+        raise LookupError(f"{shown(path)} is not a file of the tree")
+    try:
+        return TreeFiles(tree).read_head(key, limit)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise LookupError(f"{shown(path)} is not a file of the tree") from None
+    except RetriableError:
+        raise ValueError(
+            f"{shown(path)} is a link or not a regular file: the viewer opens regular files only"
+        ) from None
 
 
 def _entries(tree: Path) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
-    real_tree = os.path.realpath(tree)
-    for directory, dirs, files in os.walk(tree, followlinks=False):
-        dirs.sort()
-        relative = os.path.relpath(directory, tree)
-        depth = 0 if relative == "." else relative.count(os.sep) + 1
-        names = [(d, True) for d in dirs] + [(f, False) for f in sorted(files)]
-        for name, is_dir in names:
-            if len(items) >= MAX_ENTRIES:
-                return items
-            path = name if relative == "." else f"{relative.replace(os.sep, '/')}/{name}"
-            full = os.path.join(directory, name)
-            inside = os.path.commonpath([real_tree, os.path.realpath(full)]) == real_tree
-            openable = not is_dir and inside and os.path.isfile(full)
-            label = name + ("/" if is_dir else "") + ("" if inside else "  (link out of the tree)")
-            items.append({"key": path, "label": label, "depth": depth, "openable": openable})
-    # os.walk yields a directory's entries before its subdirectories' ones: sorting by
+    try:
+        top = os.open(os.path.realpath(tree), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return items
+    try:
+        with contextlib.closing(descend(top)) as walk:
+            for visit in walk:
+                if not visit.opened:
+                    continue
+                for entry in [*visit.dirs, *visit.others]:
+                    if len(items) >= MAX_ENTRIES:
+                        return _ordered(items)
+                    key = f"{visit.key}/{entry.name}" if visit.key else entry.name
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    link = entry.is_symlink()
+                    label = shown(entry.name) + ("/" if is_dir else " -> (link)" if link else "")
+                    # An undecodable name could not travel back from the browser intact.
+                    openable = entry.is_file(follow_symlinks=False) and not _undecodable(key)
+                    items.append(
+                        {"key": key, "label": label, "depth": visit.depth, "openable": openable}
+                    )
+    finally:
+        os.close(top)
+    return _ordered(items)
+
+
+def _undecodable(key: str) -> bool:
+    return any(0xDC80 <= ord(char) <= 0xDCFF for char in key)
+
+
+def _ordered(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # The walk lists a directory's entries before its subdirectories' ones: sorting by
     # path components puts every entry right under its directory.
     items.sort(key=lambda item: item["key"].split("/"))
     return items
@@ -116,7 +148,7 @@ def _journal(tree: Path) -> list[list[str]]:
         return []
     rows = []
     for line in done.stdout.decode("utf-8", "replace").splitlines():
-        rows.append([*line.split("\x00"), "", "", "", ""][:4])
+        rows.append([shown(cell) for cell in [*line.split("\x00"), "", "", "", ""][:4]])
     return rows
 
 
@@ -157,15 +189,13 @@ def open_workspace_item(source: PaneSource, key: str) -> list[Mapping[str, Any]]
     if not sep or not number.isdigit() or int(number) >= len(trees):
         raise LookupError(f"no tree for item {key!r}")
     _name, tree = trees[int(number)]
-    target = confined_file(tree, path)
-    with target.open("rb") as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
+    data, size = read_confined(tree, path, MAX_FILE_BYTES + 1)
     if b"\x00" in data[:8192]:
-        return [{"kind": "text", "text": f"{path}: binary file, {target.stat().st_size} bytes"}]
+        return [{"kind": "text", "text": f"{shown(path)}: binary file, {size} bytes"}]
     text = data[:MAX_FILE_BYTES].decode("utf-8", "replace")
     if len(data) > MAX_FILE_BYTES:
-        text += f"\n… (first {MAX_FILE_BYTES} bytes of {target.stat().st_size})"
-    return [{"kind": "text", "text": f"{path}"}, {"kind": "text", "text": text}]
+        text += f"\n… (first {MAX_FILE_BYTES} bytes of {size})"
+    return [{"kind": "text", "text": shown(path)}, {"kind": "text", "text": text}]
 
 
 @hookimpl

@@ -90,6 +90,8 @@ class RunHandle:
     done: threading.Event = field(default_factory=threading.Event)
     started_mono: float = 0.0
     rendering: str = ""
+    #: Journal failures around the run, appended to its rendering.
+    journal_notes: list[str] = field(default_factory=list)
 
 
 def _clip(text: str) -> str:
@@ -207,9 +209,10 @@ class ExecService:
         lease = self._take_lease(run_id, agent_id, config.budget_s)
         if isinstance(lease, str):
             return lease
-        if config.journal is not None:
-            config.journal.commit_out_of_band()
+        note = config.journal.commit_out_of_band() if config.journal is not None else None
         handle = RunHandle(run_id, agent_id, command, config.budget_s)
+        if note:
+            handle.journal_notes.append(note)
         with self._lock:
             self._runs[run_id] = handle
             while len(self._runs) > _SETTLED:
@@ -289,9 +292,12 @@ class ExecService:
             rendering = f"Run {handle.run_id} failed: {type(error).__name__}: {error}"
         finally:
             if result is not None and config.journal is not None and not self._closed:
-                config.journal.commit_run(handle.command, author)
+                note = config.journal.commit_run(handle.command, author)
+                if note:
+                    handle.journal_notes.append(note)
             self._release(lease)
-            handle.rendering = rendering or f"Run {handle.run_id} failed: no outcome"
+            rendering = rendering or f"Run {handle.run_id} failed: no outcome"
+            handle.rendering = "\n".join([rendering, *handle.journal_notes])
             handle.started.set()
             handle.done.set()
 

@@ -1,6 +1,10 @@
 """File operations on a tree that never follow a link: every component opened with
 ``O_NOFOLLOW`` relative to its parent's descriptor.
 
+:func:`descend` is the one walk of a tree by descriptors (listings, the console's tree,
+the journal): iterative, so depth costs no stack, and holding at most
+:data:`MAX_OPEN_DIRS` descriptors however deep it goes.
+
 A canonical key (see :mod:`akgentic_workspace.paths`) names a path whose links were
 already resolved inside the tree; if a component has turned into a link since, opening
 it fails and the operation is refused. Code running in the sandbox can plant links;
@@ -16,7 +20,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +30,15 @@ from akgentic_workspace.paths import ESCAPE_MESSAGE
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "MAX_OPEN_DIRS",
     "STAGING_PATTERN",
     "Entry",
     "Staged",
     "TooLarge",
     "TreeFiles",
+    "TreeMoved",
+    "Visit",
+    "descend",
 ]
 
 #: Files larger than this are neither read nor written whole by the tools.
@@ -42,6 +50,10 @@ STAGING_MAX_AGE_S = 30.0
 _STAGING_AFFIX_BYTES = len(f"..{'0' * 32}.tmp")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+#: Directory descriptors one walk keeps open; shallower ones are closed and reopened
+#: through ``..`` on the way back up (a tree 1,200 levels deep stays under any fd limit).
+MAX_OPEN_DIRS = 64
 
 
 def _refuse_link() -> RetriableError:
@@ -151,29 +163,26 @@ class TreeFiles:
 
     def read_bytes_at(self, dir_fd: int, name: str, key: str, limit: int = MAX_FILE_BYTES) -> bytes:
         """:meth:`read_bytes` of ``name`` in an already opened directory of the tree."""
+        fd, info = _open_regular(dir_fd, name, key)
         try:
-            fd = os.open(
-                name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd
-            )
-        except OSError as error:
-            if error.errno == errno.ELOOP:
-                raise _refuse_link() from None
-            raise
-        try:
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                raise IsADirectoryError(errno.EISDIR, "Is a directory", key)
-            if not stat.S_ISREG(info.st_mode):
-                raise RetriableError(f"{key} is not a regular file")
             if info.st_size > limit:
                 raise TooLarge(info.st_size)
-            chunks = []
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            return b"".join(chunks)
+            return _read_up_to(fd, None)
+        finally:
+            os.close(fd)
+
+    def read_head(self, key: str, limit: int) -> tuple[bytes, int]:
+        """At most ``limit`` bytes of the regular file at ``key``, and its size.
+
+        The file is opened once, every segment with ``O_NOFOLLOW`` and the last one
+        non-blocking, and checked on the opened descriptor: what is read is what was
+        checked. Raises as :meth:`read_bytes` does, never :class:`TooLarge`.
+        """
+        parents, name = self.split(key)
+        with self.directory(parents) as dir_fd:
+            fd, info = _open_regular(dir_fd, name, key)
+        try:
+            return _read_up_to(fd, limit), info.st_size
         finally:
             os.close(fd)
 
@@ -284,8 +293,20 @@ class TreeFiles:
         Links under it are unlinked, never followed.
         """
         parents, name = self.split(key)
+        count = 0
         with self.directory(parents) as fd:
-            count = _remove_under(fd, name)
+            sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            try:
+                for visit in descend(sub, key, leave=True):
+                    if visit.leaving:
+                        for entry in visit.dirs:
+                            os.rmdir(entry.name, dir_fd=visit.fd)
+                    elif visit.opened:
+                        for entry in visit.others:
+                            os.unlink(entry.name, dir_fd=visit.fd)
+                            count += 1
+            finally:
+                os.close(sub)
             os.rmdir(name, dir_fd=fd)
         return count
 
@@ -298,23 +319,20 @@ class TreeFiles:
     # ------------------------------------------------------------ walking the tree
 
     def walk(self, top: str = "") -> Iterator[tuple[str, list[os.DirEntry[str]]]]:
-        """``(dir key, entries)`` for ``top`` and every directory under it, links unfollowed."""
-        stack = [top]
-        while stack:
-            key = stack.pop()
-            path = os.path.join(self.tree, key) if key else str(self.tree)
-            try:
-                with os.scandir(path) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except (FileNotFoundError, NotADirectoryError, PermissionError):
-                continue
-            # A component of ``path`` may have become a link since the listing began.
-            if os.path.realpath(path) != (os.path.join(self.tree, key) if key else str(self.tree)):
-                continue
-            yield key, entries
-            for entry in reversed(entries):
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(f"{key}/{entry.name}" if key else entry.name)
+        """``(dir key, entries)`` for ``top`` and every directory under it, links unfollowed.
+
+        The entries are valid for stat only until the walk resumes.
+        """
+        try:
+            fd = self.open_directory(top.split("/") if top else [])
+        except (OSError, RetriableError):
+            return
+        try:
+            for visit in descend(fd, top):
+                if visit.opened:
+                    yield visit.key, sorted([*visit.dirs, *visit.others], key=lambda e: e.name)
+        finally:
+            os.close(fd)
 
     def sweep_staging(self, now: float | None = None) -> int:
         """Remove staging files older than 30 s anywhere in the tree; returns how many."""
@@ -333,6 +351,128 @@ class TreeFiles:
                         self.unlink(f"{key}/{entry.name}" if key else entry.name)
                         removed += 1
         return removed
+
+
+class TreeMoved(RetriableError):  # noqa: N818 - a refusal the tools translate
+    """A directory of a walk was moved while the walk was under it."""
+
+
+@dataclass
+class Visit:
+    """One directory of a :func:`descend` walk.
+
+    ``fd`` is the directory's descriptor, valid only until the walk resumes (stat the
+    entries, open files relative to it, during the visit). On entering, a consumer may
+    remove entries from ``dirs`` to keep the walk out of them. Every subdirectory left
+    in ``dirs`` gets a visit of its own, in order: ``opened`` False (and ``fd`` -1) when
+    it could not be entered — it turned into a link, a file, or vanished.
+    """
+
+    key: str
+    depth: int
+    fd: int
+    dirs: list[os.DirEntry[str]]
+    others: list[os.DirEntry[str]]
+    opened: bool = True
+    leaving: bool = False
+
+
+@dataclass
+class _Frame:
+    visit: Visit
+    fd: int | None
+    ident: tuple[int, int]
+    pending: list[os.DirEntry[str]]
+
+
+def descend(top_fd: int, top_key: str = "", *, leave: bool = False) -> Generator[Visit, None, None]:
+    """Every directory from ``top_fd`` down, depth first in name order, links never entered.
+
+    Each subdirectory is opened relative to its parent with ``O_NOFOLLOW|O_DIRECTORY``,
+    so a directory swapped for a link (at any depth, at any moment) is not entered.
+    With ``leave``, a directory is visited a second time (``leaving`` True, ``fd`` still
+    its own) after everything under it. ``top_fd`` stays the caller's.
+
+    Raises:
+        TreeMoved: a directory the walk had to close was moved before it came back.
+    """
+    frames: list[_Frame] = []
+    try:
+        first = _enter(os.dup(top_fd), top_key, 0)
+        if first is None:
+            return
+        frames.append(first)
+        yield first.visit
+        first.pending = list(reversed(first.visit.dirs))
+        while frames:
+            frame = frames[-1]
+            if frame.pending:
+                entry = frame.pending.pop()
+                child_key = f"{frame.visit.key}/{entry.name}" if frame.visit.key else entry.name
+                assert frame.fd is not None
+                child = _enter_child(frame.fd, entry.name, child_key, frame.visit.depth + 1)
+                if child is None:
+                    yield Visit(child_key, frame.visit.depth + 1, -1, [], [], opened=False)
+                    continue
+                frames.append(child)
+                if len(frames) > MAX_OPEN_DIRS:
+                    shallow = frames[-1 - MAX_OPEN_DIRS]
+                    if shallow.fd is not None:
+                        os.close(shallow.fd)
+                        shallow.fd = None
+                yield child.visit
+                child.pending = list(reversed(child.visit.dirs))
+                continue
+            frames.pop()
+            assert frame.fd is not None
+            if frames and frames[-1].fd is None:
+                frames[-1].fd = _reopen_parent(frame.fd, frames[-1])
+            if leave:
+                frame.visit.leaving = True
+                frame.visit.fd = frame.fd
+                yield frame.visit
+            os.close(frame.fd)
+            frame.fd = None
+    finally:
+        for left in frames:
+            if left.fd is not None:
+                os.close(left.fd)
+
+
+def _enter(fd: int, key: str, depth: int) -> _Frame | None:
+    """The frame of an opened directory (``fd`` is taken); None when it cannot be listed."""
+    try:
+        info = os.fstat(fd)
+        with os.scandir(fd) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        dirs: list[os.DirEntry[str]] = []
+        others: list[os.DirEntry[str]] = []
+        for entry in entries:
+            (dirs if entry.is_dir(follow_symlinks=False) else others).append(entry)
+    except OSError:
+        os.close(fd)
+        return None
+    return _Frame(Visit(key, depth, fd, dirs, others), fd, (info.st_dev, info.st_ino), [])
+
+
+def _enter_child(parent_fd: int, name: str, key: str, depth: int) -> _Frame | None:
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    except OSError:
+        return None  # a link now (ELOOP/ENOTDIR), or gone: never entered
+    return _enter(fd, key, depth)
+
+
+def _reopen_parent(child_fd: int, parent: _Frame) -> int:
+    """The parent's descriptor again, through ``..`` of its child, if it is still the same."""
+    fd = os.open("..", _DIR_FLAGS, dir_fd=child_fd)
+    info = os.fstat(fd)
+    if (info.st_dev, info.st_ino) != parent.ident:
+        os.close(fd)
+        raise TreeMoved(
+            f"{parent.visit.key or '.'} was moved while it was being walked; call again"
+        )
+    return fd
 
 
 class TooLarge(RetriableError):  # noqa: N818 - a refusal the tools translate
@@ -363,19 +503,34 @@ def _is_link(dir_fd: int, name: str) -> bool:
         return False
 
 
-def _remove_under(parent_fd: int, name: str) -> int:
-    count = 0
-    fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+def _open_regular(dir_fd: int, name: str, key: str) -> tuple[int, os.stat_result]:
+    """``name`` opened without following a link or blocking; refused unless a regular file."""
     try:
-        with os.scandir(fd) as it:
-            entries = list(it)
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                count += _remove_under(fd, entry.name)
-                os.rmdir(entry.name, dir_fd=fd)
-            else:
-                os.unlink(entry.name, dir_fd=fd)
-                count += 1
-    finally:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise _refuse_link() from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", key)
+        if not stat.S_ISREG(info.st_mode):
+            raise RetriableError(f"{key} is not a regular file")
+    except BaseException:
         os.close(fd)
-    return count
+        raise
+    return fd, info
+
+
+def _read_up_to(fd: int, limit: int | None) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    while left is None or left > 0:
+        chunk = os.read(fd, 1 << 20 if left is None else min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if left is not None:
+            left -= len(chunk)
+    return b"".join(chunks)

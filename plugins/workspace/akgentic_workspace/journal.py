@@ -3,8 +3,11 @@
 Opt-in (``git_journal=True``). Every accepted mutation is committed with the agent as
 author; whatever changed outside the tools is committed first as ``out-of-band``. The
 journal follows the bytes: no failure here ever fails a mutation, and the write gate
-is the same with the journal on or off. Without git (or with a broken repository) it
-turns itself off with one WARNING.
+is the same with the journal on or off. A commit that fails is not silent either: the
+committing methods return a note saying so, which the tool appends to its answer (the
+agent and the human both see it); the changes it missed are recorded by the next
+commit that succeeds. Without git (or with a broken repository) it turns itself off
+with one WARNING.
 """
 
 from __future__ import annotations
@@ -70,6 +73,18 @@ class _Repo:
 
 _REPOS: dict[str, _Repo] = {}
 _REPOS_LOCK = threading.Lock()
+
+
+class JournalError(Exception):
+    """A commit could not be recorded (the branch moved, or is locked by another git)."""
+
+
+@dataclass
+class _Attempt:
+    """One locked journal operation: the repository (None if unreadable) and what failed."""
+
+    repo: _Repo | None = None
+    problem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -243,30 +258,36 @@ class Journal:
         commit = repo.objects.write("commit", commit_body(tree, repo.head, ident, message))
         if not update_ref(self._git_dir, BRANCH, commit, repo.head):
             repo.loaded = False
-            log.warning(
-                "journal commit skipped in %s: the branch moved or is locked by another git",
-                self.location.relative,
-            )
-            return False
+            raise JournalError("the branch moved or is locked by another git")
         repo.head, repo.root = commit, root
         return True
 
+    def _problem(self, what: str, error: Exception) -> str:
+        """Log a failure and say it in words for the tool's answer."""
+        log.warning("journal %s in %s: %r", what, self.location.relative, error)
+        return (
+            f"[journal: {what} ({type(error).__name__}: {error}). The change itself is on "
+            "disk; the history misses it until a later journal commit succeeds.]"
+        )
+
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[_Repo | None]:
-        """The journal lock, the shared state in step with disk; None after a failure."""
+    def _locked(self) -> Iterator[_Attempt]:
+        """The journal lock, the shared state in step with disk; ``repo`` None if unreadable."""
+        attempt = _Attempt()
         repo = self._repo()
         with self.meta.journal_lock(), repo.lock:
             try:
                 self._sync(repo)
             except Exception as error:  # the journal follows the bytes: never fail the change
-                log.warning("journal of %s unreadable: %s", self.location.relative, error)
-                yield None
+                attempt.problem = self._problem("unreadable", error)
+                yield attempt
                 return
+            attempt.repo = repo
             try:
-                yield repo
+                yield attempt
             except Exception as error:
                 repo.loaded = False
-                log.warning("journal commit failed in %s: %s", self.location.relative, error)
+                attempt.problem = self._problem("commit failed", error)
 
     def _commit_locked(
         self, author: Author, subject: str, body: str | None, paths: Sequence[str] | None
@@ -292,47 +313,52 @@ class Journal:
         if not self.enabled:
             return []
         found: list[str] = []
-        with self._locked() as repo:
-            if repo is not None:
-                found = repo.work.scan(repo.root, store=False)[1]
+        with self._locked() as attempt:
+            if attempt.repo is not None:
+                found = attempt.repo.work.scan(attempt.repo.root, store=False)[1]
         return sorted(set(found))
 
-    def commit_out_of_band(self) -> None:
-        """Commit whatever changed outside the tools, as ``out-of-band``."""
+    def commit_out_of_band(self) -> str | None:
+        """Commit whatever changed outside the tools, as ``out-of-band``; a note if it failed."""
         if not self.enabled:
-            return
-        with self._locked() as repo:
-            if repo is None:
-                return
-            root, changed = repo.work.scan(repo.root)
-            if changed:
-                self._record(repo, root, OUT_OF_BAND, _OUT_OF_BAND_SUBJECT, None)
+            return None
+        with self._locked() as attempt:
+            repo = attempt.repo
+            if repo is not None:
+                root, changed = repo.work.scan(repo.root)
+                if changed:
+                    self._record(repo, root, OUT_OF_BAND, _OUT_OF_BAND_SUBJECT, None)
+        return attempt.problem
 
     def commit(
         self, capability: str, paths: Sequence[str], author: Author, body: str | None = None
-    ) -> None:
-        """Commit exactly ``paths`` as ``author`` (``<cap>: <path>`` / ``<cap>: <n> files``)."""
+    ) -> str | None:
+        """Commit exactly ``paths`` as ``author`` (``<cap>: <path>`` / ``<cap>: <n> files``).
+
+        Returns a note when the commit failed (None otherwise).
+        """
         if not self.enabled or not paths:
-            return
+            return None
         unique = sorted(set(paths))
         subject = (
             f"{capability}: {unique[0]}"
             if len(unique) == 1
             else f"{capability}: {len(unique)} files"
         )
-        with self._locked() as repo:
-            if repo is None:
-                return
-            root, _ = repo.work.apply(repo.root, unique)
-            if root is not repo.root:
-                self._record(repo, root, author, subject, _collapse(body) if body else None)
+        with self._locked() as attempt:
+            repo = attempt.repo
+            if repo is not None:
+                root, _ = repo.work.apply(repo.root, unique)
+                if root is not repo.root:
+                    self._record(repo, root, author, subject, _collapse(body) if body else None)
+        return attempt.problem
 
-    def commit_run(self, command: str, author: Author) -> int:
-        """Commit what an exec run changed as ``author``; returns how many paths."""
+    def commit_run(self, command: str, author: Author) -> str | None:
+        """Commit what an exec run changed as ``author``; a note when that failed."""
         if not self.enabled:
-            return 0
-        changed: list[str] = []
-        with self._locked() as repo:
+            return None
+        with self._locked() as attempt:
+            repo = attempt.repo
             if repo is not None:
                 root, found = repo.work.scan(repo.root)
                 changed = sorted(set(found))
@@ -343,7 +369,7 @@ class Journal:
                         else f"exec: {len(changed)} files"
                     )
                     self._record(repo, root, author, subject, _collapse(command))
-        return len(changed)
+        return attempt.problem
 
     def last_author(self, key: str) -> str | None:
         """The author name of the last commit touching ``key`` (None when unknown)."""

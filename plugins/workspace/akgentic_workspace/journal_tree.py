@@ -5,6 +5,8 @@ snapshots share unchanged nodes, so a new commit rewrites only the directories o
 changed paths. :class:`WorkTree` reads the tree the way ``git add -A`` would (ignore
 rules, links recorded as links, executable bit) but walks it with ``O_NOFOLLOW`` from
 directory descriptors, so a link planted by sandboxed code is recorded, never followed.
+Nothing here recurses: a tree thousands of directories deep is read, stored and
+compared with explicit stacks (:func:`akgentic_workspace.files.descend` for the disk).
 A stat cache keeps unchanged files from being read again; a file modified within the
 timestamp granularity of its last hashing is hashed again ("racy" in git's words).
 """
@@ -18,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from akgentic_workspace.files import STAGING_PATTERN
+from akgentic_workspace.files import STAGING_PATTERN, Visit, descend
 from akgentic_workspace.gitignore import IgnoreFile, is_ignored, parse_ignore
 from akgentic_workspace.gitobjects import GitObjects, tree_body
 
@@ -50,25 +52,35 @@ def load_tree(objects: GitObjects, sha: str, previous: Node | None) -> Node:
     """The snapshot of tree ``sha``, reusing ``previous``'s nodes where they are the same."""
     if previous is not None and previous.sha == sha:
         return previous
-    found = objects.read(sha)
-    if found is None or found[0] != "tree":
-        raise NotLoose(sha)
-    body, pos = found[1], 0
-    entries: dict[str, Node | Blob] = {}
-    old = previous.entries if previous is not None else {}
-    while pos < len(body):
-        space = body.index(b" ", pos)
-        nul = body.index(b"\0", space)
-        mode = body[pos:space].decode("ascii")
-        name = os.fsdecode(body[space + 1 : nul])
-        child = body[nul + 1 : nul + 21].hex()
-        pos = nul + 21
-        if mode == "40000":
-            prior = old.get(name)
-            entries[name] = load_tree(objects, child, prior if isinstance(prior, Node) else None)
-        else:
-            entries[name] = (mode, child)
-    return Node(entries, sha)
+    root = Node(sha=sha)
+    # Nodes are filled in place, so the tree is read top down with no recursion.
+    work: list[tuple[Node, Node | None]] = [(root, previous)]
+    while work:
+        node, prior = work.pop()
+        assert node.sha is not None
+        found = objects.read(node.sha)
+        if found is None or found[0] != "tree":
+            raise NotLoose(node.sha)
+        body, pos = found[1], 0
+        old = prior.entries if prior is not None else {}
+        while pos < len(body):
+            space = body.index(b" ", pos)
+            nul = body.index(b"\0", space)
+            mode = body[pos:space].decode("ascii")
+            name = os.fsdecode(body[space + 1 : nul])
+            child = body[nul + 1 : nul + 21].hex()
+            pos = nul + 21
+            if mode != "40000":
+                node.entries[name] = (mode, child)
+                continue
+            same = old.get(name)
+            reuse = same if isinstance(same, Node) else None
+            if reuse is not None and reuse.sha == child:
+                node.entries[name] = reuse
+            else:
+                sub = node.entries[name] = Node(sha=child)
+                work.append((sub, reuse))
+    return root
 
 
 def tree_from_listing(listing: bytes) -> Node:
@@ -93,24 +105,44 @@ def tree_from_listing(listing: bytes) -> Node:
 
 def write_tree(objects: GitObjects, node: Node) -> str:
     """Store every tree object of ``node`` not yet stored; returns the root tree's sha."""
-    if node.sha is not None:
-        return node.sha
-    rows = []
-    for name, value in node.entries.items():
-        if isinstance(value, Node):
-            rows.append((os.fsencode(name), "40000", write_tree(objects, value)))
-        else:
-            rows.append((os.fsencode(name), value[0], value[1]))
-    node.sha = objects.write("tree", tree_body(rows))
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if current.sha is not None:
+            continue
+        if not children_done:
+            stack.append((current, True))
+            stack.extend(
+                (value, False)
+                for value in current.entries.values()
+                if isinstance(value, Node) and value.sha is None
+            )
+            continue
+        rows = []
+        for name, value in current.entries.items():
+            if isinstance(value, Node):
+                assert value.sha is not None
+                rows.append((os.fsencode(name), "40000", value.sha))
+            else:
+                rows.append((os.fsencode(name), value[0], value[1]))
+        current.sha = objects.write("tree", tree_body(rows))
+    assert node.sha is not None
     return node.sha
 
 
 def keys_under(node: Node, prefix: str) -> Iterator[str]:
     """Every file key of ``node``, prefixed by its directory key."""
-    for name, value in node.entries.items():
-        key = f"{prefix}/{name}" if prefix else name
+    stack = [(iter(node.entries.items()), prefix)]
+    while stack:
+        entries, base = stack[-1]
+        step = next(entries, None)
+        if step is None:
+            stack.pop()
+            continue
+        name, value = step
+        key = f"{base}/{name}" if base else name
         if isinstance(value, Node):
-            yield from keys_under(value, key)
+            stack.append((iter(value.entries.items()), key))
         else:
             yield key
 
@@ -137,6 +169,41 @@ def _file_mode(mode: int) -> str:
 
 def _skipped(name: str) -> bool:
     return name.casefold() == ".git" or STAGING_PATTERN.match(name) is not None
+
+
+class _Dir:
+    """A directory being scanned: what it was, its ignore rules, what it holds now."""
+
+    __slots__ = ("ignored", "ignores", "key", "mark", "name", "new", "node", "parent", "prior")
+
+    def __init__(
+        self,
+        node: Node | None,
+        ignores: list[IgnoreFile],
+        ignored: bool,
+        parent: _Dir | None,
+        name: str,
+        prior: Node | Blob | None,
+    ) -> None:
+        self.node = node
+        self.ignores = ignores
+        self.ignored = ignored
+        self.parent = parent
+        self.name = name
+        #: What the parent's snapshot had at this name (a file, perhaps).
+        self.prior = prior
+        self.key: str = f"{parent.key}/{name}" if parent is not None and parent.key else name
+        self.new: dict[str, Node | Blob] = {}
+        self.mark = 0
+
+
+def _settle(state: _Dir, value: Node | None, changed: list[str]) -> None:
+    """Hand a finished subdirectory's snapshot to its parent."""
+    assert state.parent is not None
+    if value is not None:
+        state.parent.new[state.name] = value
+    if value is not state.prior:
+        _report(state.key, state.prior, value, changed)
 
 
 class WorkTree:
@@ -245,7 +312,8 @@ class WorkTree:
         changed: list[str] = []
         with self._open_tree() as fd:
             ignores = self._root_ignores(fd)
-            new = self._scan_dir(fd, "", head, ignores, False, changed, store, top=True)
+            top = _Dir(head, ignores, False, None, "", head)
+            new = self._scan_from(fd, "", top, changed, store, own_ignore=False)
         return (new if new is not None else Node()), changed
 
     @contextlib.contextmanager
@@ -256,32 +324,45 @@ class WorkTree:
         finally:
             os.close(fd)
 
-    def _scan_dir(
-        self,
-        fd: int,
-        key: str,
-        node: Node | None,
-        ignores: list[IgnoreFile],
-        ignored: bool,
-        changed: list[str],
-        store: bool,
-        *,
-        top: bool = False,
+    def _scan_from(
+        self, fd: int, key: str, top: _Dir, changed: list[str], store: bool, *, own_ignore: bool
     ) -> Node | None:
-        mark = len(changed)
-        if not top and not ignored:
+        """The snapshot of directory ``fd`` (``key``) over ``top.node``; one walk, no recursion."""
+        states = {key: top}
+        result: Node | None = None
+        left = False
+        for visit in descend(fd, key, leave=True):
+            state = states.pop(visit.key) if visit.leaving or not visit.opened else None
+            if state is None:
+                here = states[visit.key]
+                if own_ignore or visit.key != key:
+                    self._own_ignores(visit.fd, visit.key, here)
+                self._enter(visit, here, states, changed, store)
+                continue
+            value = self._leave(state, changed) if visit.opened else None
+            if state.parent is None:
+                result, left = value, True
+            else:
+                _settle(state, value, changed)
+        if not left:  # the top could not be listed: everything under it is gone
+            self._leave(top, changed, listed=False)
+        return result
+
+    def _own_ignores(self, fd: int, key: str, here: _Dir) -> None:
+        if not here.ignored:
             own = self._ignore_in(fd, key)
             if own is not None:
-                ignores = [*ignores, own]
-        old = node.entries if node is not None else {}
-        new: dict[str, Node | Blob] = {}
-        try:
-            with os.scandir(fd) as listing:
-                entries = list(listing)
-        except OSError:
-            entries = []
+                here.ignores = [*here.ignores, own]
+
+    def _enter(
+        self, visit: Visit, here: _Dir, states: dict[str, _Dir], changed: list[str], store: bool
+    ) -> None:
+        here.mark = len(changed)
+        old = here.node.entries if here.node is not None else {}
+        new = here.new
         stats = self._stats
-        for entry in entries:
+        fd, key = visit.fd, visit.key
+        for entry in visit.others:
             name = entry.name
             if name[0] == "." and _skipped(name):
                 continue
@@ -304,22 +385,44 @@ class WorkTree:
                     new[name] = prior
                     continue
             value: Node | Blob | None = None
-            if stat.S_ISDIR(mode):
-                value = self._scan_child(fd, name, child, prior, ignores, ignored, changed, store)
-            elif (stat.S_ISREG(mode) or stat.S_ISLNK(mode)) and (
-                isinstance(prior, tuple) or not (ignored or is_ignored(ignores, child, False))
+            if (stat.S_ISREG(mode) or stat.S_ISLNK(mode)) and (
+                isinstance(prior, tuple)
+                or not (here.ignored or is_ignored(here.ignores, child, False))
             ):
                 value = self._blob(fd, name, child, info, prior, store)
             if value is not None:
                 new[name] = value
             if value is not prior:
                 _report(child, prior, value, changed)
+        entered = []
+        for entry in visit.dirs:
+            name = entry.name
+            if name[0] == "." and _skipped(name):
+                continue
+            child = f"{key}/{name}" if key else name
+            prior = old.get(name)
+            prior_node = prior if isinstance(prior, Node) else None
+            inside_ignored = here.ignored or is_ignored(here.ignores, child, True)
+            if inside_ignored and prior_node is None:
+                if prior is not None:
+                    _report(child, prior, None, changed)
+                continue
+            states[child] = _Dir(prior_node, here.ignores, inside_ignored, here, name, prior)
+            entered.append(entry)
+        visit.dirs[:] = entered
+
+    @staticmethod
+    def _leave(state: _Dir, changed: list[str], *, listed: bool = True) -> Node | None:
+        if not listed:
+            state.mark = len(changed)
+        key = state.key
+        old = state.node.entries if state.node is not None else {}
         for name, prior in old.items():
-            if name not in new:
+            if name not in state.new:
                 _report(f"{key}/{name}" if key else name, prior, None, changed)
-        if len(changed) == mark and node is not None:
-            return node
-        return Node(new) if new else None
+        if len(changed) == state.mark and state.node is not None:
+            return state.node
+        return Node(state.new) if state.new else None
 
     def _scan_child(
         self,
@@ -341,7 +444,9 @@ class WorkTree:
         except OSError:
             return None  # turned into a link or vanished: nothing to follow
         try:
-            return self._scan_dir(sub, key, prior_node, ignores, inside_ignored, changed, store)
+            top = _Dir(prior_node, ignores, inside_ignored, None, "", prior)
+            top.key = key
+            return self._scan_from(sub, key, top, changed, store, own_ignore=True)
         finally:
             os.close(sub)
 
@@ -418,20 +523,27 @@ def _lookup(root: Node, parts: list[str]) -> Node | Blob | None:
 
 def _replace(node: Node | None, parts: list[str], value: Node | Blob | None) -> Node | None:
     """``node`` with ``value`` at ``parts`` (copy on write; None = an empty directory)."""
-    entries = dict(node.entries) if node is not None else {}
-    name = parts[0]
-    current = entries.get(name)
-    if len(parts) == 1:
-        replacement = value
-    else:
-        replacement = _replace(current if isinstance(current, Node) else None, parts[1:], value)
-    if replacement is current or (isinstance(replacement, tuple) and replacement == current):
-        return node
-    if replacement is None:
-        entries.pop(name, None)
-    else:
-        entries[name] = replacement
-    return Node(entries) if entries else None
+    chain: list[tuple[Node | None, str]] = []
+    current: Node | None = node
+    for name in parts[:-1]:
+        chain.append((current, name))
+        below = current.entries.get(name) if current is not None else None
+        current = below if isinstance(below, Node) else None
+    chain.append((current, parts[-1]))
+    replacement: Node | Blob | None = value
+    for holder, name in reversed(chain):
+        existing = holder.entries.get(name) if holder is not None else None
+        if replacement is existing or (isinstance(replacement, tuple) and replacement == existing):
+            replacement = holder  # unchanged from here up
+            continue
+        entries = dict(holder.entries) if holder is not None else {}
+        if replacement is None:
+            entries.pop(name, None)
+        else:
+            entries[name] = replacement
+        replacement = Node(entries) if entries else None
+    assert not isinstance(replacement, tuple)
+    return replacement
 
 
 def _read_exactly(fd: int, size: int) -> bytes | None:

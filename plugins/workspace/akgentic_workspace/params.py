@@ -110,10 +110,15 @@ class WorkspaceView(BaseToolParam):
 
 
 class WorkspaceList(BaseToolParam):
-    """``workspace_list``; ``max_depth`` is the default of ``depth``, not a ceiling."""
+    """``workspace_list``; ``max_depth`` is the default of ``depth``, not a ceiling.
+
+    One call shows at most ``max_entries`` entries (and 50,000 characters), then a
+    note giving the ``offset`` of the next page.
+    """
 
     expose: set[Channels] = Field(default_factory=_both)
     max_depth: int = Field(default=1, ge=0)
+    max_entries: int = Field(default=500, ge=1)
 
 
 class WorkspaceGlob(BaseToolParam):

@@ -14,7 +14,6 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from akgentic.tool.errors import RetriableError
 from akgentic_workspace.edits import apply_edit, unified_diff
@@ -29,7 +28,6 @@ from akgentic_workspace.reading import render_window, split_lines
 __all__ = ["DIFF_LINE_CAP", "Observation", "WorkspaceSession", "sha256"]
 
 DIFF_LINE_CAP = 200
-T = TypeVar("T")
 
 _NOT_READ_WRITE = "it already exists and you have not read it — read it before overwriting"
 _NOT_READ_EDIT = "it already exists and you have not read it — read it before editing"
@@ -267,18 +265,20 @@ class WorkspaceSession:
         self,
         capability: str,
         keys: Sequence[str],
-        body: Callable[[], tuple[T, list[str]]],
+        body: Callable[[], tuple[str, list[str]]],
         human: bool,
-    ) -> T:
+    ) -> str:
         with self.meta.not_busy(), self._journal_order():
-            self.journal.commit_out_of_band()
+            before = self.journal.commit_out_of_band()
             with self.meta.path_locks(keys):
                 result, touched = body()
-            self.journal.commit(capability, touched, HUMAN if human else self.author)
+            after = self.journal.commit(capability, touched, HUMAN if human else self.author)
         for hook in self.mutation_hooks:
             with contextlib.suppress(Exception):  # a hook never fails the mutation
                 hook(touched)
-        return result
+        # A journal failure does not fail the change, but it is said, not only logged.
+        notes = [note for note in (before, after) if note]
+        return "\n".join([result, *notes])
 
     def _journal_order(self) -> contextlib.AbstractContextManager[None]:
         """With a journal, the whole mutation under its lock: one commit per change, in order.
