@@ -318,7 +318,7 @@ class TreeFiles:
 
     # ------------------------------------------------------------ walking the tree
 
-    def walk(self, top: str = "") -> Iterator[tuple[str, list[os.DirEntry[str]]]]:
+    def walk(self, top: str = "") -> Generator[tuple[str, list[os.DirEntry[str]]], None, None]:
         """``(dir key, entries)`` for ``top`` and every directory under it, links unfollowed.
 
         The entries are valid for stat only until the walk resumes.

@@ -1,13 +1,16 @@
 """Walking the tree: the console viewer, listings and the journal against hostile trees.
 
-A race is made deterministic by :func:`swap_after_look`: the swap happens right after
-the code under test has looked at the name for the k-th time (a stat, an open, a
-realpath...), whatever the implementation; every k must be safe.
+The listing probes every workspace card must pass are in the WorkspaceContract kit
+(test_workspace_contract.py); these are the plugin's own: the console's viewer and
+pane, the journal through exec, the walk itself. A race is made deterministic by the
+kit's ``swap_after_look``: the swap happens right after the code under test looked at
+the name for the k-th time (a stat, an open, a realpath...); every k must be safe.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import stat
 import subprocess
@@ -24,68 +27,17 @@ from akgentic_workspace.params import WorkspaceAttached
 
 from akgentic.console.panes import PaneSource
 from akgentic.core.messages.orchestrator import EventMessage
+from akgentic.plugins import PluginInfo
+from akgentic.testing.workspace_contract import DEEP, make_deep, remove_deep, swap_after_look
 
 Make = Callable[..., Any]
-DEEP = 1200
-
-_LOOKS = {
-    os: ("stat", "lstat", "open", "scandir", "readlink", "listdir"),
-    os.path: ("realpath", "isfile", "isdir", "exists"),
-}
 
 
 @pytest.fixture(autouse=True)
 def _no_deep_leftovers(tmp_path: Path) -> Iterator[None]:
     """Deep trees removed after each test: pytest's own cleanup of old runs recurses."""
     yield
-    subprocess.run(["find", str(tmp_path), "-mindepth", "1", "-depth", "-delete"], check=False)
-
-
-def _names(argument: object) -> str | None:
-    if isinstance(argument, (str, bytes, os.PathLike)):
-        return os.path.basename(os.fsdecode(argument).rstrip("/"))
-    return None
-
-
-def swap_after_look(
-    monkeypatch: pytest.MonkeyPatch, name: str, look: int, swap: Callable[[], None]
-) -> list[int]:
-    """Run ``swap`` once, right after the ``look``-th call that names ``name`` returns."""
-    seen = [0]
-
-    def wrap(module: Any, attribute: str) -> None:
-        real = getattr(module, attribute)
-
-        def hooked(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return real(*args, **kwargs)
-            finally:
-                if args and _names(args[0]) == name and seen[0] < look:
-                    seen[0] += 1
-                    if seen[0] == look:
-                        swap()
-
-        monkeypatch.setattr(module, attribute, hooked)
-
-    for module, attributes in _LOOKS.items():
-        for attribute in attributes:
-            wrap(module, attribute)
-    return seen
-
-
-def make_deep(base: Path, depth: int = DEEP) -> str:
-    """``depth`` nested directories ``d`` under ``base`` (no recursion); their key."""
-    base.mkdir(parents=True, exist_ok=True)
-    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-    finally:
-        os.close(fd)
-    return "/".join(["d"] * depth)
+    remove_deep(tmp_path)
 
 
 def _to_link(path: Path, target: Path) -> Callable[[], None]:
@@ -210,30 +162,6 @@ def tree(workspaces_root: Path) -> Path:
     return workspaces_root / "alice" / "_id" / "p"
 
 
-@pytest.mark.parametrize("look", [1, 2, 3])
-@pytest.mark.parametrize(("path", "depth"), [("", 0), ("", 2), ("d", 1), ("d", 0)])
-def test_list_never_shows_a_host_directory_swapped_in_for_a_subdirectory(
-    make_agent: Make,
-    tree: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    look: int,
-    path: str,
-    depth: int,
-) -> None:
-    a = make_agent()
-    a.write("d/inside.txt", "x")
-    host = tmp_path / "host"
-    host.mkdir()
-    (host / "host-secret.txt").write_text("secret")
-    swap_after_look(monkeypatch, "d", look, _to_link(tree / "d", host))
-    try:
-        listed = a.list(path, depth=depth)
-    except Exception as error:  # a refusal is fine; a host listing is not
-        listed = str(error)
-    assert "host-secret" not in listed
-
-
 def test_list_of_a_deep_tree_and_recursive_rmdir_need_no_recursion(
     make_agent: Make, tree: Path
 ) -> None:
@@ -251,47 +179,6 @@ def test_list_of_a_deep_tree_and_recursive_rmdir_need_no_recursion(
     assert entries == DEEP
     a.rmdir("top", recursive=True, force=True)
     assert not (tree / "top").exists()
-
-
-def test_list_is_paged_with_the_offset_of_the_next_page(make_agent: Make, tree: Path) -> None:
-    a = make_agent()
-    a.mkdir("many")
-    for number in range(1234):
-        (tree / "many" / f"file-{number:05d}.txt").write_bytes(b"")
-    seen: list[str] = []
-    offset = 0
-    for _ in range(10):
-        page = a.list("many", offset=offset)
-        assert len(page) < 60_000
-        lines = page.splitlines()
-        if "offset=" not in lines[-1]:
-            seen += lines
-            break
-        assert "narrower path" in lines[-1]
-        seen += lines[:-1]
-        offset = int(lines[-1].split("offset=")[1].split()[0])
-        assert offset == len(seen)
-    assert seen == [f"file-{n:05d}.txt (0 bytes)" for n in range(1234)]
-    tree_page = a.list("", depth=0).splitlines()
-    assert len(tree_page) <= 502 and "offset=500" in tree_page[-1]
-
-
-def test_list_shows_unusual_names_escaped_one_entry_per_line(make_agent: Make, tree: Path) -> None:
-    a = make_agent()
-    a.mkdir("odd")
-    (tree / "odd" / "evil\nfake.txt (9 bytes)").write_text("")
-    (tree / "odd" / "gpj.\u202eexe").write_text("")
-    (tree / "odd" / '"quoted"').write_text("")
-    os.close(os.open(os.fsencode(tree) + b"/odd/raw-\xff", os.O_CREAT | os.O_WRONLY, 0o600))
-    for depth in (1, 0):
-        lines = a.list("odd", depth=depth).splitlines()
-        assert len(lines) == 4 + (depth == 0)
-        text = "\n".join(lines)
-        assert "\u202e" not in text and "\udcff" not in text
-        assert '"evil\\nfake.txt (9 bytes)" (0 bytes)' in text
-        assert '"gpj.\\u202eexe" (0 bytes)' in text
-        assert '"raw-\\xff" (0 bytes)' in text
-        assert '"\\"quoted\\"" (0 bytes)' in text
 
 
 # ---------------------------------------------------------------- the journal
@@ -321,6 +208,22 @@ def test_a_deep_directory_does_not_blind_the_journal(make_agent: Make, tree: Pat
     a.read(f"{deep}/bottom.txt")
     assert a.write(f"{deep}/bottom.txt", "deeper\n") == f"Written: {deep}/bottom.txt"
     assert _subjects(tree)[0] == f"write: {deep}/bottom.txt"
+
+
+def test_after_an_exec_makes_a_deep_tree_later_runs_still_reach_the_journal(
+    make_agent: Make, tree: Path, register_plugin: Callable[..., PluginInfo]
+) -> None:
+    from akgentic_workspace import plugin
+
+    register_plugin(plugin, "workspace")
+    register_plugin(importlib.import_module("akgentic_bwrap.plugin"), "bwrap")
+    a = make_agent(workspace_exec=True, git_journal=True)
+    deep = "/".join(["d"] * DEEP)
+    made = a.exec(f"bash -c 'mkdir -p {deep} && echo deep > {deep}/bottom.txt'")
+    assert "exit_code: 0 (OK)" in made and "journal" not in made
+    later = a.exec("bash -c 'echo late > late.txt'")
+    assert "exit_code: 0 (OK)" in later and "journal" not in later
+    assert _subjects(tree)[:2] == ["exec: late.txt", f"exec: {deep}/bottom.txt"]
 
 
 def test_a_failed_journal_commit_is_said_in_the_tool_answer(make_agent: Make, tree: Path) -> None:

@@ -1,9 +1,12 @@
-"""WorkspaceTool runs the shared ToolCardContract, exec included (on bubblewrap)."""
+"""WorkspaceTool runs the shared ToolCardContract (exec included, on bubblewrap) and the
+WorkspaceContract probes of its file tools against a hostile tree."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from akgentic_workspace import (
@@ -16,8 +19,10 @@ from akgentic_workspace import (
 )
 
 from akgentic.plugins import PluginInfo
-from akgentic.testing import ToolCardContract
+from akgentic.testing import ToolCardContract, WorkspaceContract, WorkspaceUnderTest
 from akgentic.tool import ToolCard
+from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.testing import RecordingObserver
 
 
 class TestWorkspaceToolContract(ToolCardContract):
@@ -53,3 +58,25 @@ class TestWorkspaceToolContract(ToolCardContract):
             workspace_rag_search=WorkspaceRagSearch(top_k=3),
             vector_store=False,
         )
+
+
+class TestWorkspaceBehaviour(WorkspaceContract):
+    """The file tools against a hostile tree, with the journal on."""
+
+    @pytest.fixture
+    def workspace(self, workspaces_root: Path) -> Iterator[WorkspaceUnderTest]:
+        observer = RecordingObserver(name="@probe", user_id="alice")
+        card = WorkspaceTool(workspace_id="probe", git_journal=True)
+        ToolFactory([card], observer=observer)
+        tree = workspaces_root / "alice" / "_id" / "probe"
+
+        def history() -> list[str]:
+            done = subprocess.run(
+                ["git", f"--git-dir={tree.with_name('probe.git')}", "log", "--format=%s"],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            return done.stdout.splitlines()
+
+        tools = {tool.__name__: tool for tool in card.get_tools()}
+        yield WorkspaceUnderTest(tree=tree, tools=tools, history=history)
+        del observer  # the card holds it weakly: kept alive until here
