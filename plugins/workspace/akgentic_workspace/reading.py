@@ -1,4 +1,4 @@
-"""The read side's renderings: numbered lines, listings, glob and grep results.
+"""The read side's renderings: numbered lines, glob and grep results (listings: listing.py).
 
 Everything here is bounded: line length, output size, result counts; links are shown
 or skipped, never followed out of the tree.
@@ -22,7 +22,6 @@ __all__ = [
     "glob_regex",
     "render_glob",
     "render_grep",
-    "render_list",
     "render_window",
     "split_lines",
 ]
@@ -100,75 +99,6 @@ def render_window(lines: list[str], offset: int, limit: int) -> Window:
         text += f"\n[... truncated: {total} lines total, showing {first}-{last} ...]"
     full = first == 1 and last == total and not clipped and not capped
     return Window(text, full)
-
-
-# ---------------------------------------------------------------- listing
-
-
-def render_list(files: TreeFiles, key: str, depth: int) -> str:
-    """The listing of directory ``key``: one level, ``depth`` levels, or all (``0``)."""
-    entry = files.entry(key)
-    if entry.kind != "dir":
-        raise RetriableError(f"Directory not found: {key or '.'}")
-    if depth == 1:
-        entries = _scan(files, key)
-        if entries is None:
-            raise RetriableError(f"Directory not found: {key or '.'}")
-        if not entries:
-            return "Empty directory."
-        dirs = [f"{e.name}/" for e in entries if e.is_dir(follow_symlinks=False)]
-        rest = []
-        for e in entries:
-            if e.is_symlink():
-                rest.append(f"{e.name} -> (link)")
-            elif not e.is_dir(follow_symlinks=False):
-                rest.append(f"{e.name} ({_size(e)} bytes)")
-        return "\n".join(dirs + rest)
-    lines = ["."]
-    count = _tree_lines(files, key, "", 1, depth, lines)
-    return "\n".join(lines) if count else "Empty directory."
-
-
-def _scan(files: TreeFiles, key: str) -> list[os.DirEntry[str]] | None:
-    path = os.path.join(files.tree, key) if key else str(files.tree)
-    if os.path.realpath(path) != path:
-        return None  # a component turned into a link
-    try:
-        with os.scandir(path) as it:
-            return sorted(it, key=lambda e: e.name)
-    except OSError:
-        return None
-
-
-def _size(entry: os.DirEntry[str]) -> int:
-    try:
-        return entry.stat(follow_symlinks=False).st_size
-    except OSError:
-        return 0
-
-
-def _tree_lines(
-    files: TreeFiles, key: str, prefix: str, level: int, depth: int, out: list[str]
-) -> int:
-    entries = _scan(files, key) or []
-    dirs = [e for e in entries if e.is_dir(follow_symlinks=False)]
-    others = [e for e in entries if not e.is_dir(follow_symlinks=False)]
-    ordered = dirs + others
-    for index, e in enumerate(ordered):
-        last = index == len(ordered) - 1
-        branch = "└── " if last else "├── "
-        if e.is_symlink():
-            out.append(f"{prefix}{branch}{e.name} -> (link)")
-        elif e.is_dir(follow_symlinks=False):
-            out.append(f"{prefix}{branch}{e.name}/")
-            if depth == 0 or level < depth:
-                child = f"{key}/{e.name}" if key else e.name
-                _tree_lines(
-                    files, child, prefix + ("    " if last else "│   "), level + 1, depth, out
-                )
-        else:
-            out.append(f"{prefix}{branch}{e.name} ({_size(e)} bytes)")
-    return len(ordered)
 
 
 # ---------------------------------------------------------------- glob
