@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from akgentic.plugins import ConsolePaneSpec, hookimpl
 from akgentic.tool.errors import RetriableError
-from akgentic_workspace.files import TreeFiles, descend
+from akgentic_workspace.files import TreeFiles, TreeMoved, descend
 from akgentic_workspace.names import shown
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _entries(tree: Path) -> list[dict[str, Any]]:
     except OSError:
         return items
     try:
-        with contextlib.closing(descend(top)) as walk:
+        with contextlib.closing(descend(top)) as walk, contextlib.suppress(TreeMoved):
             for visit in walk:
                 if not visit.opened:
                     continue

@@ -345,7 +345,7 @@ class WorkTree:
             else:
                 _settle(state, value, changed)
         if not left:  # the top could not be listed: everything under it is gone
-            self._leave(top, changed, listed=False)
+            result = self._leave(top, changed, listed=False)
         return result
 
     def _own_ignores(self, fd: int, key: str, here: _Dir) -> None:
