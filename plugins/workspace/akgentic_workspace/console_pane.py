@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from akgentic.plugins import ConsolePaneSpec, hookimpl
 from akgentic.tool.errors import RetriableError
-from akgentic_workspace.files import TreeFiles, TreeMoved, descend
+from akgentic_workspace.files import TreeFiles
 from akgentic_workspace.names import shown
+from akgentic_workspace.treewalk import TreeMoved, descend
 
 if TYPE_CHECKING:
     from akgentic.console.panes import PaneSource

@@ -1,9 +1,6 @@
 """File operations on a tree that never follow a link: every component opened with
 ``O_NOFOLLOW`` relative to its parent's descriptor.
-
-:func:`descend` is the one walk of a tree by descriptors (listings, the console's tree,
-the journal): iterative, so depth costs no stack, and holding at most
-:data:`MAX_OPEN_DIRS` descriptors however deep it goes.
+Walking a whole tree is :func:`akgentic_workspace.treewalk.descend`.
 
 A canonical key (see :mod:`akgentic_workspace.paths`) names a path whose links were
 already resolved inside the tree; if a component has turned into a link since, opening
@@ -27,18 +24,15 @@ from pathlib import Path
 from akgentic.tool.errors import RetriableError
 from akgentic_workspace.exchange import exchange_then_unlink, replace_flushes_for_nothing
 from akgentic_workspace.paths import ESCAPE_MESSAGE
+from akgentic_workspace.treewalk import TreeMoved, descend
 
 __all__ = [
     "MAX_FILE_BYTES",
-    "MAX_OPEN_DIRS",
     "STAGING_PATTERN",
     "Entry",
     "Staged",
     "TooLarge",
     "TreeFiles",
-    "TreeMoved",
-    "Visit",
-    "descend",
 ]
 
 #: Files larger than this are neither read nor written whole by the tools.
@@ -51,9 +45,6 @@ _STAGING_AFFIX_BYTES = len(f"..{'0' * 32}.tmp")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-#: Directory descriptors one walk keeps open; shallower ones are closed and reopened
-#: through ``..`` on the way back up (a tree 1,200 levels deep stays under any fd limit).
-MAX_OPEN_DIRS = 64
 
 
 def _refuse_link() -> RetriableError:
@@ -354,128 +345,6 @@ class TreeFiles:
         except TreeMoved:
             pass  # a tidy-up: what the moved part holds is swept next time
         return removed
-
-
-class TreeMoved(RetriableError):  # noqa: N818 - a refusal the tools translate
-    """A directory of a walk was moved while the walk was under it."""
-
-
-@dataclass
-class Visit:
-    """One directory of a :func:`descend` walk.
-
-    ``fd`` is the directory's descriptor, valid only until the walk resumes (stat the
-    entries, open files relative to it, during the visit). On entering, a consumer may
-    remove entries from ``dirs`` to keep the walk out of them. Every subdirectory left
-    in ``dirs`` gets a visit of its own, in order: ``opened`` False (and ``fd`` -1) when
-    it could not be entered — it turned into a link, a file, or vanished.
-    """
-
-    key: str
-    depth: int
-    fd: int
-    dirs: list[os.DirEntry[str]]
-    others: list[os.DirEntry[str]]
-    opened: bool = True
-    leaving: bool = False
-
-
-@dataclass
-class _Frame:
-    visit: Visit
-    fd: int | None
-    ident: tuple[int, int]
-    pending: list[os.DirEntry[str]]
-
-
-def descend(top_fd: int, top_key: str = "", *, leave: bool = False) -> Generator[Visit, None, None]:
-    """Every directory from ``top_fd`` down, depth first in name order, links never entered.
-
-    Each subdirectory is opened relative to its parent with ``O_NOFOLLOW|O_DIRECTORY``,
-    so a directory swapped for a link (at any depth, at any moment) is not entered.
-    With ``leave``, a directory is visited a second time (``leaving`` True, ``fd`` still
-    its own) after everything under it. ``top_fd`` stays the caller's.
-
-    Raises:
-        TreeMoved: a directory the walk had to close was moved before it came back.
-    """
-    frames: list[_Frame] = []
-    try:
-        first = _enter(os.dup(top_fd), top_key, 0)
-        if first is None:
-            return
-        frames.append(first)
-        yield first.visit
-        first.pending = list(reversed(first.visit.dirs))
-        while frames:
-            frame = frames[-1]
-            if frame.pending:
-                entry = frame.pending.pop()
-                child_key = f"{frame.visit.key}/{entry.name}" if frame.visit.key else entry.name
-                assert frame.fd is not None
-                child = _enter_child(frame.fd, entry.name, child_key, frame.visit.depth + 1)
-                if child is None:
-                    yield Visit(child_key, frame.visit.depth + 1, -1, [], [], opened=False)
-                    continue
-                frames.append(child)
-                if len(frames) > MAX_OPEN_DIRS:
-                    shallow = frames[-1 - MAX_OPEN_DIRS]
-                    if shallow.fd is not None:
-                        os.close(shallow.fd)
-                        shallow.fd = None
-                yield child.visit
-                child.pending = list(reversed(child.visit.dirs))
-                continue
-            frames.pop()
-            assert frame.fd is not None
-            if frames and frames[-1].fd is None:
-                frames[-1].fd = _reopen_parent(frame.fd, frames[-1])
-            if leave:
-                frame.visit.leaving = True
-                frame.visit.fd = frame.fd
-                yield frame.visit
-            os.close(frame.fd)
-            frame.fd = None
-    finally:
-        for left in frames:
-            if left.fd is not None:
-                os.close(left.fd)
-
-
-def _enter(fd: int, key: str, depth: int) -> _Frame | None:
-    """The frame of an opened directory (``fd`` is taken); None when it cannot be listed."""
-    try:
-        info = os.fstat(fd)
-        with os.scandir(fd) as it:
-            entries = sorted(it, key=lambda e: e.name)
-        dirs: list[os.DirEntry[str]] = []
-        others: list[os.DirEntry[str]] = []
-        for entry in entries:
-            (dirs if entry.is_dir(follow_symlinks=False) else others).append(entry)
-    except OSError:
-        os.close(fd)
-        return None
-    return _Frame(Visit(key, depth, fd, dirs, others), fd, (info.st_dev, info.st_ino), [])
-
-
-def _enter_child(parent_fd: int, name: str, key: str, depth: int) -> _Frame | None:
-    try:
-        fd = os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
-    except OSError:
-        return None  # a link now (ELOOP/ENOTDIR), or gone: never entered
-    return _enter(fd, key, depth)
-
-
-def _reopen_parent(child_fd: int, parent: _Frame) -> int:
-    """The parent's descriptor again, through ``..`` of its child, if it is still the same."""
-    fd = os.open("..", _DIR_FLAGS, dir_fd=child_fd)
-    info = os.fstat(fd)
-    if (info.st_dev, info.st_ino) != parent.ident:
-        os.close(fd)
-        raise TreeMoved(
-            f"{parent.visit.key or '.'} was moved while it was being walked; call again"
-        )
-    return fd
 
 
 class TooLarge(RetriableError):  # noqa: N818 - a refusal the tools translate

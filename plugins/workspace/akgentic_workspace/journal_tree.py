@@ -6,7 +6,7 @@ changed paths. :class:`WorkTree` reads the tree the way ``git add -A`` would (ig
 rules, links recorded as links, executable bit) but walks it with ``O_NOFOLLOW`` from
 directory descriptors, so a link planted by sandboxed code is recorded, never followed.
 Nothing here recurses: a tree thousands of directories deep is read, stored and
-compared with explicit stacks (:func:`akgentic_workspace.files.descend` for the disk).
+compared with explicit stacks (:func:`akgentic_workspace.treewalk.descend` on disk).
 A stat cache keeps unchanged files from being read again; a file modified within the
 timestamp granularity of its last hashing is hashed again ("racy" in git's words).
 """
@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from akgentic_workspace.files import STAGING_PATTERN, Visit, descend
+from akgentic_workspace.files import STAGING_PATTERN
 from akgentic_workspace.gitignore import IgnoreFile, is_ignored, parse_ignore
 from akgentic_workspace.gitobjects import GitObjects, tree_body
+from akgentic_workspace.treewalk import Visit, descend
 
 __all__ = ["Blob", "Node", "NotLoose", "WorkTree", "keys_under", "load_tree", "write_tree"]
 

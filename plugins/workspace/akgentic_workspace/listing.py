@@ -1,6 +1,6 @@
 """``workspace_list``: a directory of the tree, one level or as a tree, paged.
 
-The walk is :func:`akgentic_workspace.files.descend`: by descriptors, never through a
+The walk is :func:`akgentic_workspace.treewalk.descend`: by descriptors, never through a
 link, whatever the sandbox swaps meanwhile. Names are shown through
 :func:`akgentic_workspace.names.shown`. A listing stops after ``max_entries`` entries
 (or :data:`MAX_LIST_CHARS` characters) with a note giving the ``offset`` that shows
@@ -14,8 +14,9 @@ import os
 from dataclasses import dataclass, field
 
 from akgentic.tool.errors import RetriableError
-from akgentic_workspace.files import TreeFiles, Visit, descend
+from akgentic_workspace.files import TreeFiles
 from akgentic_workspace.names import shown
+from akgentic_workspace.treewalk import Visit, descend
 
 __all__ = ["DEFAULT_MAX_ENTRIES", "MAX_LIST_CHARS", "render_list"]
 

@@ -21,7 +21,7 @@ from typing import Any
 from uuid import uuid4
 
 import pytest
-from akgentic_workspace import console_pane
+from akgentic_workspace import console_pane, treewalk
 from akgentic_workspace import files as workspace_files
 from akgentic_workspace.params import WorkspaceAttached
 
@@ -251,23 +251,23 @@ def test_the_walk_holds_a_bounded_number_of_descriptors(tmp_path: Path) -> None:
     peak, depths = 0, []
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for visit in workspace_files.descend(fd, leave=True):
+        for visit in treewalk.descend(fd, leave=True):
             peak = max(peak, _open_fds())
             depths.append(visit.depth)
     finally:
         os.close(fd)
     assert max(depths) == 301
-    assert peak <= before + workspace_files.MAX_OPEN_DIRS + 4
+    assert peak <= before + treewalk.MAX_OPEN_DIRS + 4
     assert _open_fds() == before
 
 
 def test_the_walk_stops_when_a_directory_it_closed_is_moved(tmp_path: Path) -> None:
-    make_deep(tmp_path / "t", workspace_files.MAX_OPEN_DIRS + 5)
+    make_deep(tmp_path / "t", treewalk.MAX_OPEN_DIRS + 5)
     files = workspace_files.TreeFiles(tmp_path / "t")
     walk = files.walk()
-    with contextlib.closing(walk), pytest.raises(workspace_files.TreeMoved):
+    with contextlib.closing(walk), pytest.raises(treewalk.TreeMoved):
         for key, _entries in walk:
-            if key.count("/") == workspace_files.MAX_OPEN_DIRS + 3:
+            if key.count("/") == treewalk.MAX_OPEN_DIRS + 3:
                 # The top's descriptor is closed by now: move it away, put another in its place.
                 os.rename(tmp_path / "t" / "d", tmp_path / "elsewhere")
                 (tmp_path / "t" / "d").mkdir()
