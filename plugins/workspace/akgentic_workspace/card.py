@@ -26,6 +26,7 @@ from akgentic_workspace.execution import (
     wait_for_run,
 )
 from akgentic_workspace.files import MAX_FILE_BYTES, TooLarge, TreeFiles
+from akgentic_workspace.oserrors import describe_os_error, tool_errors
 from akgentic_workspace.params import (
     DocumentReader,
     EditItem,
@@ -58,7 +59,7 @@ from akgentic_workspace.paths import (
     workspaces_root,
 )
 from akgentic_workspace.rag.models import WorkspaceRagIndex, WorkspaceRagList, WorkspaceRagSearch
-from akgentic_workspace.reading import checked_patterns, render_glob, render_grep, render_list
+from akgentic_workspace.reading import checked_glob, render_glob, render_grep, render_list
 from akgentic_workspace.session import WorkspaceSession
 
 __all__ = ["WorkspaceTool"]
@@ -413,7 +414,7 @@ class WorkspaceTool(ToolCard):
             tools.extend(rag_tools(self))
         if not self.read_only:
             tools.extend(self._write_tools())
-        return tools
+        return [tool_errors(tool) for tool in tools]  # the one OSError mapping
 
     def _write_tools(self) -> list[Callable[..., Any]]:
         tools: list[Callable[..., Any]] = []
@@ -604,6 +605,8 @@ class WorkspaceTool(ToolCard):
             return func()
         except RetriableError as error:
             return str(error)
+        except OSError as error:
+            return describe_os_error(error)
 
     def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
         """Slash commands for people; refusals come back as text."""
@@ -737,9 +740,9 @@ class WorkspaceTool(ToolCard):
             token = match.group(0)
             pos = match.end()
             try:
-                checked_patterns(pattern)
-            except RetriableError:
-                out.append(f"{token} [Error: pattern escapes the workspace]")
+                checked_glob(pattern)
+            except RetriableError as error:
+                out.append(f"{token} [Error: {error}]")
                 continue
             found = render_glob(engine.files, pattern, "", 1000)
             keys = [] if found == "No files found." else sorted(found.splitlines())
