@@ -183,7 +183,6 @@ MAX_BRACE_EXPANSIONS = 256
 """How many alternatives one glob's ``{a,b}`` groups may expand to (22 groups are 4M)."""
 MAX_GLOB_CHARS = 1024
 """The longest glob accepted (it bounds the depth of brace nesting too)."""
-_BRACE = re.compile(r"\{([^{}]*)\}")
 
 
 def expand_braces(pattern: str, cap: int = MAX_BRACE_EXPANSIONS) -> list[str]:
@@ -204,13 +203,35 @@ def expand_braces(pattern: str, cap: int = MAX_BRACE_EXPANSIONS) -> list[str]:
 
 
 def _expansions(pattern: str) -> Iterator[str]:
-    match = _BRACE.search(pattern)
-    if match is None:
+    group = _first_group(pattern)
+    if group is None:
         yield pattern
         return
-    head, tail = pattern[: match.start()], pattern[match.end() :]
-    for option in match.group(1).split(","):
+    start, end, options = group
+    head, tail = pattern[:start], pattern[end + 1 :]
+    for option in options:
         yield from _expansions(head + option + tail)
+
+
+def _first_group(pattern: str) -> tuple[int, int, list[str]] | None:
+    """The first balanced ``{...}``: its bounds and its top-level options."""
+    start = pattern.find("{")
+    while start >= 0:
+        depth, begin, options = 0, start + 1, []
+        for i in range(start, len(pattern)):
+            c = pattern[i]
+            if c == "{":
+                depth += 1
+            elif c == "," and depth == 1:
+                options.append(pattern[begin:i])
+                begin = i + 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    options.append(pattern[begin:i])
+                    return start, i, options
+        start = pattern.find("{", start + 1)  # unbalanced: a literal brace
+    return None
 
 
 def glob_source(pattern: str) -> str:
@@ -387,8 +408,8 @@ def render_grep(
             if literal is not None and literal not in data:
                 continue
             text = _utf8(data)
-            if whole is not None and whole.search(text) is None:
-                continue
+            if whole is not None and b"\r" not in text and whole.search(text) is None:
+                continue  # (with \r endings, "$" of the whole text misses; lines decide)
             wanted = max_results - len(out) + 1
             for number, raw in _matching_lines(text, regex, whole, wanted):
                 if len(out) == max_results:
