@@ -205,7 +205,7 @@ class WorkspaceContract:
         )
         if done.returncode != 0:
             reason = f"cannot mount a small tmpfs here: {done.stderr.strip()}"
-            if os.environ.get("CI") == "true" and os.geteuid() == 0:
+            if os.environ.get("CI") == "true":
                 pytest.fail(reason)
             pytest.skip(reason)
         try:
