@@ -37,8 +37,6 @@ kit in its own test suite:
   fleet, its worker processes); failover, drain, split brain and no loss;
 - ``SandboxBackendContract``: every sandbox backend (give a new backend and the reason
   it cannot run here, if any); it runs the hostile escape probes too.
-- ``WorkspaceContract``: every workspace card (name an opener that binds one over a
-  root directory); hostile regexes, brace patterns, overlong names and a full disk.
 
 ``FakeSandboxBackend`` runs commands as plain host subprocesses, with no isolation,
 for tests of code that uses a sandbox; a test registers it explicitly.
@@ -64,7 +62,6 @@ if TYPE_CHECKING:
     from akgentic.testing.tool_card_contract import ToolCardContract
     from akgentic.testing.vector_contract import VectorBackendContract
     from akgentic.testing.waiting import poll_until, wait_until
-    from akgentic.testing.workspace_contract import WorkspaceContract
 
 __all__ = [
     "AgentClassContract",
@@ -79,7 +76,6 @@ __all__ = [
     "ScriptedLLMServer",
     "ToolCardContract",
     "VectorBackendContract",
-    "WorkspaceContract",
     "inline_plugin",
     "poll_until",
     "wait_until",
@@ -101,7 +97,6 @@ _LAZY = {
     "SandboxBackendContract": "akgentic.testing.sandbox_contract",
     "RuntimeContract": "akgentic.testing.runtime_contract",
     "FakeSandboxBackend": "akgentic.testing.fake_sandbox",
-    "WorkspaceContract": "akgentic.testing.workspace_contract",
 }
 
 

@@ -1,4 +1,4 @@
-"""The opener the workspace contract kit (``akgentic.testing.WorkspaceContract``) calls.
+"""The opener the input contract kit (``akgentic.testing.WorkspaceInputContract``) calls.
 
 Kept in the package, not in the tests, because the kit imports it by name in a child
 process too.

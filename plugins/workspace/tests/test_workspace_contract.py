@@ -16,7 +16,7 @@ from akgentic_workspace import (
 )
 
 from akgentic.plugins import PluginInfo
-from akgentic.testing import ToolCardContract, WorkspaceContract
+from akgentic.testing import ToolCardContract
 from akgentic.tool import ToolCard
 
 
@@ -53,9 +53,3 @@ class TestWorkspaceToolContract(ToolCardContract):
             workspace_rag_search=WorkspaceRagSearch(top_k=3),
             vector_store=False,
         )
-
-
-class TestWorkspaceHostileInput(WorkspaceContract):
-    """Hostile regexes, brace patterns, overlong names and a full disk, on WorkspaceTool."""
-
-    opener = "akgentic_workspace.testing:open_for_contract"

@@ -1,4 +1,4 @@
-"""WorkspaceContract: hostile-input probes every workspace card must pass.
+"""WorkspaceInputContract: hostile-input probes every workspace card must pass.
 
 A workspace card (the ``workspace`` plugin's, or another with the same tools) runs
 these by subclassing the class in its own test suite and naming an *opener*: a
@@ -10,7 +10,7 @@ has that shape; an opener need not import it). The opener is named by
 the interpreter lock forever would freeze the test process itself, so the child is the
 one that gets killed, and the probe fails instead of hanging::
 
-    class TestMyWorkspace(WorkspaceContract):
+    class TestMyWorkspaceInput(WorkspaceInputContract):
         opener = "my_workspace.testing:open_for_contract"
 
 What is probed:
@@ -40,7 +40,7 @@ import pytest
 
 from akgentic.tool.errors import RetriableError
 
-__all__ = ["CATASTROPHIC_PATTERNS", "OpenedWorkspace", "WorkspaceContract"]
+__all__ = ["CATASTROPHIC_PATTERNS", "OpenedWorkspace", "WorkspaceInputContract"]
 
 CATASTROPHIC_PATTERNS = ("(a+)+$", "(a|aa)+$", "^(a|a?)+$", "(\\w+\\s?)+$", "(.*a){20}$")
 """Patterns that a backtracking engine takes exponential time on over ``"a" * 40 + "!"``."""
@@ -99,8 +99,12 @@ class OpenedWorkspace:
     keep: list[object] = field(default_factory=list)
 
 
-class WorkspaceContract:
-    """The workspace hostile-input contract as pytest tests; subclass it (module docstring)."""
+class WorkspaceInputContract:
+    """The workspace hostile-input contract as pytest tests; subclass it (module docstring).
+
+    It complements a kit of hostile trees (swapped links, deep trees, odd names):
+    this one probes what the model sends (patterns, names) and what the host refuses.
+    """
 
     opener: ClassVar[str] = ""
     """``"module:function"`` of ``open(root: Path) -> OpenedWorkspace``; set by the subclass."""
