@@ -15,7 +15,7 @@ from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 from akgentic.vector.param import VectorStoreParam
-from akgentic_workspace import documents
+from akgentic_workspace import documents, oserrors
 from akgentic_workspace.actor import ACTOR_PREFIX, TOOL_ACTOR_ROLE, WorkspaceActor, WorkspaceConfig
 from akgentic_workspace.execution import (
     ExecConfig,
@@ -26,7 +26,6 @@ from akgentic_workspace.execution import (
     wait_for_run,
 )
 from akgentic_workspace.files import MAX_FILE_BYTES, TooLarge, TreeFiles
-from akgentic_workspace.oserrors import describe_os_error, tool_errors
 from akgentic_workspace.params import (
     DocumentReader,
     EditItem,
@@ -59,7 +58,7 @@ from akgentic_workspace.paths import (
     workspaces_root,
 )
 from akgentic_workspace.rag.models import WorkspaceRagIndex, WorkspaceRagList, WorkspaceRagSearch
-from akgentic_workspace.reading import checked_glob, render_glob, render_grep, render_list
+from akgentic_workspace.reading import checked_patterns, render_glob, render_grep, render_list
 from akgentic_workspace.session import WorkspaceSession
 
 __all__ = ["WorkspaceTool"]
@@ -414,7 +413,7 @@ class WorkspaceTool(ToolCard):
             tools.extend(rag_tools(self))
         if not self.read_only:
             tools.extend(self._write_tools())
-        return [tool_errors(tool) for tool in tools]  # the one OSError mapping
+        return [oserrors.tool_errors(tool) for tool in tools]  # the one OSError mapping
 
     def _write_tools(self) -> list[Callable[..., Any]]:
         tools: list[Callable[..., Any]] = []
@@ -606,7 +605,7 @@ class WorkspaceTool(ToolCard):
         except RetriableError as error:
             return str(error)
         except OSError as error:
-            return describe_os_error(error)
+            return oserrors.describe_os_error(error)
 
     def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
         """Slash commands for people; refusals come back as text."""
@@ -740,7 +739,7 @@ class WorkspaceTool(ToolCard):
             token = match.group(0)
             pos = match.end()
             try:
-                checked_glob(pattern)
+                checked_patterns(pattern)
             except RetriableError as error:
                 out.append(f"{token} [Error: {error}]")
                 continue

@@ -22,7 +22,7 @@ __all__ = [
     "MAX_LINE_CHARS",
     "MAX_OUTPUT_CHARS",
     "Window",
-    "checked_glob",
+    "checked_patterns",
     "expand_braces",
     "glob_source",
     "render_glob",
@@ -269,7 +269,7 @@ def glob_source(pattern: str) -> str:
     return "".join(out)
 
 
-def checked_glob(pattern: str) -> UserRegex:
+def checked_patterns(pattern: str) -> UserRegex:
     """One case-insensitive matcher for ``pattern`` and all its brace expansions.
 
     Raises a RetriableError when an expansion escapes the tree, the pattern is over
@@ -342,7 +342,7 @@ def _relative(key: str, base: str) -> str:
 
 def render_glob(files: TreeFiles, pattern: str, base: str, max_results: int) -> str:
     """Files under ``base`` matching ``pattern``, newest first, capped."""
-    matcher = checked_glob(pattern)
+    matcher = checked_patterns(pattern)
     if files.entry(base).kind != "dir":
         raise RetriableError(f"Directory not found: {base or '.'}")
     matched = [
@@ -379,7 +379,7 @@ def render_grep(
     regex = compile_user_regex(pattern)
     anchored = any(anchor in pattern for anchor in ("\\A", "\\Z", "\\z"))
     whole = None if anchored else compile_user_regex(pattern, multiline=True)
-    includes = checked_glob(include) if include else None
+    includes = checked_patterns(include) if include else None
     literal = _literal(pattern)
     kind = files.entry(base).kind
     if kind == "file":
