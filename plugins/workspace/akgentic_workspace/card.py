@@ -15,7 +15,7 @@ from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 from akgentic.vector.param import VectorStoreParam
-from akgentic_workspace import documents
+from akgentic_workspace import documents, oserrors
 from akgentic_workspace.actor import ACTOR_PREFIX, TOOL_ACTOR_ROLE, WorkspaceActor, WorkspaceConfig
 from akgentic_workspace.execution import (
     ExecConfig,
@@ -418,7 +418,7 @@ class WorkspaceTool(ToolCard):
             tools.extend(rag_tools(self))
         if not self.read_only:
             tools.extend(self._write_tools())
-        return tools
+        return [oserrors.tool_errors(tool) for tool in tools]  # the one OSError mapping
 
     def _write_tools(self) -> list[Callable[..., Any]]:
         tools: list[Callable[..., Any]] = []
@@ -609,6 +609,8 @@ class WorkspaceTool(ToolCard):
             return func()
         except RetriableError as error:
             return str(error)
+        except OSError as error:
+            return oserrors.describe_os_error(error)
 
     def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
         """Slash commands for people; refusals come back as text."""
@@ -745,8 +747,8 @@ class WorkspaceTool(ToolCard):
             pos = match.end()
             try:
                 checked_patterns(pattern)
-            except RetriableError:
-                out.append(f"{token} [Error: pattern escapes the workspace]")
+            except RetriableError as error:
+                out.append(f"{token} [Error: {error}]")
                 continue
             found = render_glob(engine.files, pattern, "", 1000)
             keys = [] if found == "No files found." else sorted(found.splitlines())

@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.user_regex import UserRegex, compile_user_regex
+
 __all__ = ["IgnoreFile", "Rule", "parse_ignore"]
 
 
@@ -21,7 +24,7 @@ __all__ = ["IgnoreFile", "Rule", "parse_ignore"]
 class Rule:
     """One pattern line of an ignore file."""
 
-    regex: re.Pattern[str]
+    regex: UserRegex
     negated: bool
     dir_only: bool
     anchored: bool
@@ -80,8 +83,9 @@ def _rule(line: str) -> Rule | None:
     anchored = "/" in text
     text = text.lstrip("/")
     try:
-        regex = re.compile(_translate(text) + r"\Z", re.DOTALL)
-    except re.error:
+        # A tree's .gitignore is written by agents: RE2 keeps `*a*a*a*...b` linear.
+        regex = compile_user_regex(_translate(text), dot_all=True)
+    except RetriableError:
         return None  # git ignores a line it cannot use; so do we
     return Rule(regex, negated, dir_only, anchored)
 
@@ -110,7 +114,7 @@ class IgnoreFile:
         for rule in reversed(self.rules):
             if rule.dir_only and not is_dir:
                 continue
-            if rule.regex.match(relative if rule.anchored else name):
+            if rule.regex.fullmatch(relative if rule.anchored else name):
                 return not rule.negated
         return None
 

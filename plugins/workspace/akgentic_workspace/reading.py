@@ -9,17 +9,22 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.user_regex import UserRegex, compile_user_regex
 from akgentic_workspace.files import MAX_FILE_BYTES, STAGING_PATTERN, TreeFiles
 
 __all__ = [
+    "MAX_BRACE_EXPANSIONS",
+    "MAX_GLOB_CHARS",
     "MAX_LINE_CHARS",
     "MAX_OUTPUT_CHARS",
     "Window",
+    "checked_patterns",
     "expand_braces",
-    "glob_regex",
+    "glob_source",
     "render_glob",
     "render_grep",
     "render_window",
@@ -29,6 +34,7 @@ __all__ = [
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BYTE_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 _REGEX_META = frozenset(".^$*+?{}[]\\|()")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -103,21 +109,63 @@ def render_window(lines: list[str], offset: int, limit: int) -> Window:
 
 # ---------------------------------------------------------------- glob
 
+MAX_BRACE_EXPANSIONS = 256
+"""How many alternatives one glob's ``{a,b}`` groups may expand to (22 groups are 4M)."""
+MAX_GLOB_CHARS = 1024
+"""The longest glob accepted (it bounds the depth of brace nesting too)."""
 
-def expand_braces(pattern: str) -> list[str]:
-    """``a{b,c}d`` -> ``["abd", "acd"]`` (nested braces expand too)."""
-    match = re.search(r"\{([^{}]*)\}", pattern)
-    if match is None:
-        return [pattern]
-    head, tail = pattern[: match.start()], pattern[match.end() :]
+
+def expand_braces(pattern: str, cap: int = MAX_BRACE_EXPANSIONS) -> list[str]:
+    """``a{b,c}d`` -> ``["abd", "acd"]`` (nested braces expand too).
+
+    Expansion stops at the first alternative past ``cap``, which raises a
+    RetriableError: a pattern of a million alternatives costs no more than ``cap``.
+    """
     out: list[str] = []
-    for option in match.group(1).split(","):
-        out.extend(expand_braces(head + option + tail))
+    for expanded in _expansions(pattern):
+        if len(out) == cap:
+            raise RetriableError(
+                f"Pattern '{pattern}' expands to more than {cap} alternatives: "
+                "use fewer {a,b} groups (or a wider pattern such as '*') and narrow later"
+            )
+        out.append(expanded)
     return out
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A case-insensitive regex for one brace-free glob (``**`` crosses directories)."""
+def _expansions(pattern: str) -> Iterator[str]:
+    group = _first_group(pattern)
+    if group is None:
+        yield pattern
+        return
+    start, end, options = group
+    head, tail = pattern[:start], pattern[end + 1 :]
+    for option in options:
+        yield from _expansions(head + option + tail)
+
+
+def _first_group(pattern: str) -> tuple[int, int, list[str]] | None:
+    """The first balanced ``{...}``: its bounds and its top-level options."""
+    start = pattern.find("{")
+    while start >= 0:
+        depth, begin, options = 0, start + 1, []
+        for i in range(start, len(pattern)):
+            c = pattern[i]
+            if c == "{":
+                depth += 1
+            elif c == "," and depth == 1:
+                options.append(pattern[begin:i])
+                begin = i + 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    options.append(pattern[begin:i])
+                    return start, i, options
+        start = pattern.find("{", start + 1)  # unbalanced: a literal brace
+    return None
+
+
+def glob_source(pattern: str) -> str:
+    """The RE2 source of one brace-free glob, unanchored (``**`` crosses directories)."""
     pattern = re.sub(r"\*\*(?=[^/*])", "**/*", pattern)  # "**.py" -> "**/*.py"
     out, i = [], 0
     while i < len(pattern):
@@ -148,18 +196,34 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(c))
             i += 1
-    return re.compile("".join(out) + r"\Z", re.IGNORECASE)
+    return "".join(out)
 
 
-def checked_patterns(pattern: str) -> list[re.Pattern[str]]:
-    """The regexes of ``pattern`` after brace expansion; escaping ones raise."""
-    regexes = []
+def checked_patterns(pattern: str) -> UserRegex:
+    """One case-insensitive matcher for ``pattern`` and all its brace expansions.
+
+    Raises a RetriableError when an expansion escapes the tree, the pattern is over
+    :data:`MAX_GLOB_CHARS` or expands past :data:`MAX_BRACE_EXPANSIONS`, or a
+    ``[...]`` class is not a valid one. The matcher runs in linear time (RE2), so
+    ``*a*a*a*a*b`` over a long name is as cheap as ``*.py``.
+    """
+    if len(pattern) > MAX_GLOB_CHARS:
+        raise RetriableError(
+            f"Pattern is {len(pattern)} characters; globs stop at {MAX_GLOB_CHARS}"
+        )
+    sources = []
     for expanded in expand_braces(pattern):
         parts = expanded.split("/")
         if expanded.startswith("/") or ".." in parts or "\x00" in expanded:
             raise RetriableError(f"Pattern '{pattern}' escapes workspace root")
-        regexes.append(glob_regex(expanded))
-    return regexes
+        sources.append(glob_source(expanded))
+    try:
+        return compile_user_regex("|".join(f"(?:{s})" for s in sources), ignore_case=True)
+    except RetriableError:
+        raise RetriableError(
+            f"Invalid glob pattern '{pattern}': check its [...] classes (a range such "
+            "as [a-z] must go upwards)"
+        ) from None
 
 
 def _files_under(files: TreeFiles, base: str) -> list[tuple[str, float, int]]:
@@ -208,13 +272,11 @@ def _relative(key: str, base: str) -> str:
 
 def render_glob(files: TreeFiles, pattern: str, base: str, max_results: int) -> str:
     """Files under ``base`` matching ``pattern``, newest first, capped."""
-    regexes = checked_patterns(pattern)
+    matcher = checked_patterns(pattern)
     if files.entry(base).kind != "dir":
         raise RetriableError(f"Directory not found: {base or '.'}")
     matched = [
-        key
-        for key, _, _ in _files_under(files, base)
-        if any(r.match(_relative(key, base)) for r in regexes)
+        key for key, _, _ in _files_under(files, base) if matcher.fullmatch(_relative(key, base))
     ]
     if not matched:
         return "No files found."
@@ -242,14 +304,12 @@ def render_grep(
 
     The search stops at the first match past the cap, whatever the number of files.
     """
-    try:
-        regex = re.compile(pattern)
-        whole = (
-            None if ("\\A" in pattern or "\\Z" in pattern) else re.compile(pattern, re.MULTILINE)
-        )
-    except re.error as error:
-        raise RetriableError(f"Invalid regex pattern: {error}") from None
-    includes = checked_patterns(include) if include else []
+    # RE2 (akgentic.tool.user_regex): linear time, so a hostile pattern cannot stall
+    # the process; it searches the file's UTF-8 bytes, never re-encoding per match.
+    regex = compile_user_regex(pattern)
+    anchored = any(anchor in pattern for anchor in ("\\A", "\\Z", "\\z"))
+    whole = None if anchored else compile_user_regex(pattern, multiline=True)
+    includes = checked_patterns(include) if include else None
     literal = _literal(pattern)
     kind = files.entry(base).kind
     if kind == "file":
@@ -268,23 +328,24 @@ def render_grep(
             parent, _, name = key.rpartition("/")
             if STAGING_PATTERN.match(name) or size > MAX_FILE_BYTES:
                 continue
-            if includes:
+            if includes is not None:
                 rel = _relative(key, base_dir)
-                if not any(r.match(rel) or r.match(name) for r in includes):
+                if not (includes.fullmatch(rel) or includes.fullmatch(name)):
                     continue
             data = directories.read(parent, name)
             if data is None or data.find(b"\x00", 0, 8192) >= 0:
                 continue
             if literal is not None and literal not in data:
                 continue
-            text = data.decode("utf-8", "replace")
-            if whole is not None and whole.search(text) is None:
-                continue
+            text = _utf8(data)
+            if whole is not None and b"\r" not in text and whole.search(text) is None:
+                continue  # (with \r endings, "$" of the whole text misses; lines decide)
             wanted = max_results - len(out) + 1
-            for number, line in _matching_lines(text, regex, whole, wanted):
+            for number, raw in _matching_lines(text, regex, whole, wanted):
                 if len(out) == max_results:
                     more = True
                     break
+                line = raw.decode("utf-8")
                 shown = line if len(line) <= max_line else f"{line[:max_line]}… [line clipped]"
                 out.append(f"{key}:{number}: {shown}")
             if more:
@@ -293,13 +354,13 @@ def render_grep(
         directories.close()
     if not out:
         return "No matches found."
-    text = "\n".join(out)
+    rendered = "\n".join(out)
     if more:
-        text += (
+        rendered += (
             f"\n[... truncated: showing the first {max_results} matches; there are more — "
             "narrow the pattern, path or include ...]"
         )
-    return text
+    return rendered
 
 
 class _Directories:
@@ -350,18 +411,32 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
+def _utf8(data: bytes) -> bytes:
+    """``data`` as valid UTF-8: undecodable bytes become U+FFFD, as a reader shows them."""
+    if data.isascii():
+        return data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace").encode("utf-8")
+    return data
+
+
 def _matching_lines(
-    text: str, regex: re.Pattern[str], whole: re.Pattern[str] | None, limit: int
-) -> list[tuple[int, str]]:
+    text: bytes, regex: UserRegex, whole: UserRegex | None, limit: int
+) -> list[tuple[int, bytes]]:
     """``(line number, line)`` of the first ``limit`` lines ``regex`` matches, in order.
 
     With plain ``\\n`` endings the whole-text matches point at the candidate lines, so
     only those lines are checked; otherwise every line is.
     """
-    found: list[tuple[int, str]] = []
-    if whole is None or "\r" in text:
-        for n, line in enumerate(split_lines(text), 1):
-            if regex.search(line):
+    found: list[tuple[int, bytes]] = []
+    if whole is None or b"\r" in text:
+        lines = _BYTE_LINE_BREAK.split(text) if b"\r" in text else text.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        for n, line in enumerate(lines, 1):
+            if regex.search(line) is not None:
                 found.append((n, line))
                 if len(found) >= limit:
                     break
@@ -371,14 +446,14 @@ def _matching_lines(
         match = whole.search(text, pos)
         if match is None:
             break
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        if match.start() == len(text):
+        line_start = text.rfind(b"\n", 0, match[0]) + 1
+        if match[0] == len(text):
             break
-        number += text.count("\n", counted_to, line_start)
+        number += text.count(b"\n", counted_to, line_start)
         counted_to = line_start
-        end = text.find("\n", line_start)
+        end = text.find(b"\n", line_start)
         line = text[line_start : end if end >= 0 else len(text)]
-        if regex.search(line):
+        if regex.search(line) is not None:
             found.append((number, line))
             if len(found) >= limit:
                 break

@@ -88,4 +88,4 @@ def test_media_refs_expand_to_images_or_say_why_not(make_agent: Make) -> None:
     assert pieces[0] == "look at "
     assert getattr(pieces[1], "media_type", None) == "image/png"
     assert "[Error: no image found in the workspace]" in pieces[3]
-    assert "[Error: pattern escapes the workspace]" in pieces[-1]
+    assert "[Error: Pattern '../x' escapes workspace root]" in pieces[-1]
