@@ -276,3 +276,23 @@ class WorkspaceContract:
             assert char not in shown, f"{char!r} reached the listing unescaped: {shown!r}"
         for escaped in ('"evil\\nfake.txt (9 bytes)"', '"gpj.\\u202eexe"', '"raw-\\xff"'):
             assert escaped in shown, f"{escaped} is not in {shown!r}"
+
+    @pytest.mark.parametrize("tool", ["workspace_glob", "workspace_grep"])
+    def test_unusual_names_found_by_glob_and_grep_are_escaped(
+        self, workspace: WorkspaceUnderTest, tool: str
+    ) -> None:
+        search = self._tool(workspace, tool)
+        odd = workspace.tree / "found"
+        odd.mkdir(parents=True)
+        for name in ("evil\nfake.txt", "gpj.\u202etxt"):
+            (odd / name).write_text("needle\n")
+        raw = os.fsencode(odd) + b"/raw-\xff.txt"
+        with open(os.open(raw, os.O_CREAT | os.O_WRONLY, 0o600), "w") as handle:
+            handle.write("needle\n")
+        shown = str(search(pattern="**" if tool == "workspace_glob" else "needle", path="found"))
+        assert len(shown.splitlines()) == 3, shown
+        for char in ("\u202e", "\udcff"):
+            assert char not in shown, f"{char!r} reached the {tool} answer unescaped: {shown!r}"
+        escapes = ('"found/evil\\nfake.txt"', '"found/gpj.\\u202etxt"', '"found/raw-\\xff.txt"')
+        for escaped in escapes:
+            assert escaped in shown, shown

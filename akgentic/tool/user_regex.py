@@ -55,7 +55,10 @@ class UserRegex:
 
     def search(self, text: str | bytes, pos: int = 0) -> tuple[int, int] | None:
         """The span of the first match at or after ``pos``, or None."""
-        found = self._compiled.search(text, pos)  # type: ignore[attr-defined]
+        try:
+            found = self._compiled.search(text, pos)  # type: ignore[attr-defined]
+        except UnicodeEncodeError:
+            found = self._compiled.search(_encodable(text), pos)  # type: ignore[attr-defined]
         if found is None:
             return None
         start, end = found.span()
@@ -63,7 +66,21 @@ class UserRegex:
 
     def fullmatch(self, text: str | bytes) -> bool:
         """Whether the whole of ``text`` matches."""
-        return self._compiled.fullmatch(text) is not None  # type: ignore[attr-defined]
+        try:
+            found = self._compiled.fullmatch(text)  # type: ignore[attr-defined]
+        except UnicodeEncodeError:
+            found = self._compiled.fullmatch(_encodable(text))  # type: ignore[attr-defined]
+        return found is not None
+
+
+def _encodable(text: str | bytes) -> str | bytes:
+    """``text`` with each lone surrogate (an undecodable byte of a file name) as U+FFFD.
+
+    RE2 needs UTF-8; one surrogate becomes one character, so positions do not move.
+    """
+    if isinstance(text, bytes):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def compile_user_regex(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.user_regex import UserRegex, compile_user_regex
 from akgentic_workspace.files import MAX_FILE_BYTES, STAGING_PATTERN, TreeFiles
+from akgentic_workspace.names import shown as shown_name
 
 __all__ = [
     "MAX_BRACE_EXPANSIONS",
@@ -218,7 +219,10 @@ def checked_patterns(pattern: str) -> UserRegex:
             raise RetriableError(f"Pattern '{pattern}' escapes workspace root")
         sources.append(glob_source(expanded))
     try:
-        return compile_user_regex("|".join(f"(?:{s})" for s in sources), ignore_case=True)
+        # dot_all: a name may hold a newline, and "**" must still find it.
+        return compile_user_regex(
+            "|".join(f"(?:{s})" for s in sources), ignore_case=True, dot_all=True
+        )
     except RetriableError:
         raise RetriableError(
             f"Invalid glob pattern '{pattern}': check its [...] classes (a range such "
@@ -280,8 +284,8 @@ def render_glob(files: TreeFiles, pattern: str, base: str, max_results: int) -> 
     ]
     if not matched:
         return "No files found."
-    shown = matched[:max_results]
-    text = "\n".join(shown)
+    # Names are whatever sandboxed code chose: escaped like every other listing.
+    text = "\n".join(shown_name(key) for key in matched[:max_results])
     if len(matched) > max_results:
         text += f"\n[... truncated: {len(matched)} total, showing first {max_results} ...]"
     return text
@@ -347,7 +351,7 @@ def render_grep(
                     break
                 line = raw.decode("utf-8")
                 shown = line if len(line) <= max_line else f"{line[:max_line]}… [line clipped]"
-                out.append(f"{key}:{number}: {shown}")
+                out.append(f"{shown_name(key)}:{number}: {shown}")
             if more:
                 break
     finally:
