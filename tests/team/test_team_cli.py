@@ -204,7 +204,41 @@ def test_store_init_creates_the_store_and_list_of_a_missing_store_creates_nothin
     run_cli: Run, tmp_path: Path
 ) -> None:
     listed = run_cli("team", "list", "--json")
-    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+    assert listed.returncode == 1 and listed.stdout == ""
+    assert f"no store at {db(tmp_path)}" in listed.stderr
     assert not db(tmp_path).exists()
     assert run_cli("store", "init", f"yaml:///{tmp_path}/teams").returncode == 0
     assert (tmp_path / "teams").is_dir()
+    listed = run_cli("team", "list", "--json", "--store", f"yaml:///{tmp_path}/teams")
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+
+
+ANY_TEAM = "00000000-0000-4000-8000-000000000000"
+
+
+@pytest.mark.parametrize("url", ["sqlite:///typo/path.db", "yaml:///nonexistent"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"],
+        ["list", "--json"],
+        ["inspect", ANY_TEAM],
+        ["events", ANY_TEAM],
+        ["where", ANY_TEAM],
+        ["send", ANY_TEAM, "hello"],
+        ["stop", ANY_TEAM],
+        ["delete", ANY_TEAM],
+        ["resume", ANY_TEAM, "--no-interactive"],
+    ],
+)
+def test_a_command_on_a_mistyped_store_says_it_does_not_exist_and_creates_nothing(
+    run_cli: Run, tmp_path: Path, url: str, command: list[str]
+) -> None:
+    before = sorted(tmp_path.iterdir())
+    done = run_cli("team", *command, "--store", url)
+    missing = tmp_path / url.split(":///", 1)[1]
+    assert done.returncode == 1, done.stdout
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"no store at {missing}" in lines[0], done.stderr
+    assert sorted(tmp_path.iterdir()) == before  # no store file or directory made
