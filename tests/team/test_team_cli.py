@@ -87,6 +87,28 @@ def test_create_list_inspect_resume_and_delete_a_team(
     assert status(tmp_path, team_id) is None
 
 
+def test_cluster_local_is_the_one_machine_form_and_an_unknown_runtime_is_invalid_input(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    local = ["--cluster", "local:"]
+    created = run_cli(
+        "team", "create", str(card_file), "--metadata", "tenant=acme", "--send", "hi",
+        "--no-interactive", *local,
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    team_id = created.stdout.strip().splitlines()[-1]
+    assert "@Entry -> @Echo: hi" in created.stderr  # ran here, as without --cluster
+    assert status(tmp_path, team_id) == TeamStatus.STOPPED
+    listed = run_cli("team", "list", "--json", *local)
+    assert listed.stdout == run_cli("team", "list", "--json").stdout
+    assert [row["team_id"] for row in json.loads(listed.stdout)] == [team_id]
+    assert run_cli("team", "delete", team_id, *local).stdout == f"team {team_id} deleted\n"
+    for command in (["list"], ["create", str(card_file), "--no-interactive"], ["stop", team_id]):
+        refused = run_cli("team", *command, "--cluster", "ray://head:10001")
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert "ray" in refused.stderr and "local" in refused.stderr
+
+
 def test_a_malformed_card_lists_every_problem_with_its_line_and_creates_nothing(
     run_cli: Run, tmp_path: Path
 ) -> None:
