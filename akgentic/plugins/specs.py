@@ -375,6 +375,8 @@ class RuntimeSpec(Spec):
                 f"got {self.schemes!r}"
             )
         self._check_callable("connect", self.connect)
+        if not isinstance(self.in_process, bool):
+            raise TypeError(f"{self._label()}: in_process must be a bool, got {self.in_process!r}")
         for name in ("init", "status"):
             value = getattr(self, name)
             if value is not None:
