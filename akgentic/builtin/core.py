@@ -62,6 +62,7 @@ def akgentic_runtimes() -> Iterable[RuntimeSpec]:
             description="Teams run in this process (the default; no fleet)",
             schemes=("local",),
             connect=connect_local,
+            in_process=True,
         )
     ]
 

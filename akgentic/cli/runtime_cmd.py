@@ -1,11 +1,16 @@
-"""``akgentic team send|events|where``: talk to a team wherever it runs.
+"""``akgentic team send|events|where`` and the ``--cluster`` forms of the lifecycle commands.
 
 Each takes ``--cluster URL`` (default ``$AKGENTIC_CLUSTER``, else ``local:``,
 which runs the team in this process on ``--store``). ``send`` prints the
 acknowledgement (durable sequence, worker) as JSON; ``events`` prints one JSON
 line per event, replayed from ``--from-sequence`` and, with ``--follow``, live
 until interrupted (or ``--idle`` seconds without an event). Exit codes: 0
-success; 1 unknown team or no worker answered; 2 invalid input.
+success; 1 unknown team, a missing store, or no worker answered; 2 invalid input.
+
+``team create|resume|stop|list|delete --cluster URL`` on a runtime whose teams
+run outside this process (a fleet) go through the same client API
+(:func:`remote_cluster` tells them apart, by the runtime's ``in_process`` flag,
+never by its scheme); their output is the one-machine output.
 """
 
 from __future__ import annotations
@@ -13,11 +18,27 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from uuid import UUID
 
 import typer
 
-__all__ = ["add_runtime_commands"]
+if TYPE_CHECKING:
+    from akgentic.cluster.client import RuntimeClient, TeamSummary
+    from akgentic.plugins import RuntimeSpec
+    from akgentic.team.models import TeamStatus
+
+__all__ = [
+    "ClusterOption",
+    "add_runtime_commands",
+    "create_remote",
+    "list_remote",
+    "refuse_local_only",
+    "remote_client",
+    "remote_cluster",
+    "resume_remote",
+]
 
 ClusterOption = Annotated[
     str | None,
@@ -36,21 +57,64 @@ def _fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _runtime(cluster: str | None) -> tuple[str, RuntimeSpec]:
+    """The cluster URL (default applied) and its runtime; an unusable URL exits 2."""
+    from akgentic.cluster.connect import cluster_scheme, default_cluster_url
+    from akgentic.plugins import current_registry
+    from akgentic.team.errors import TeamError
+
+    target = cluster or default_cluster_url()
+    try:
+        return target, current_registry().runtime_for_scheme(cluster_scheme(target))
+    except (TeamError, ValueError) as exc:
+        _fail(str(exc), 2)
+
+
+def _existing_store(store: str | None) -> None:
+    """Exit 1 naming the path when a file-backed store does not exist (nothing is created)."""
+    from akgentic.cli.session import missing_store, store_path_problem, store_url
+    from akgentic.team.errors import EventStoreError
+
+    try:
+        target = store_url(store)
+        problem = store_path_problem(target, must_exist=True) or missing_store(target)
+    except (EventStoreError, ValueError) as exc:
+        _fail(str(exc), 2)
+    if problem is not None:
+        _fail(problem, 1)
+
+
+def remote_cluster(cluster: str | None) -> str | None:
+    """``cluster`` when it names a runtime whose teams run outside this process, else ``None``.
+
+    ``None`` (no ``--cluster`` and no ``$AKGENTIC_CLUSTER``) and an in-process
+    runtime such as ``local:`` mean the one-machine form of a command.
+    """
+    if cluster is None:
+        return None
+    target, spec = _runtime(cluster)
+    return None if spec.in_process else target
+
+
 @contextmanager
 def _connected(
     cluster: str | None, store: str | None, not_possible: tuple[type[Exception], ...]
 ) -> Iterator[Any]:
     """A cluster client, closed on leaving; errors become the documented exit codes.
 
-    A URL that cannot be connected to is invalid input (2). Inside the block,
-    ``not_possible`` errors (unknown team, no worker) exit 1 and any other
-    ``ValueError`` exits 2.
+    A URL that cannot be connected to is invalid input (2); a store an
+    in-process runtime would open that does not exist is refused (1) before
+    anything is created. Inside the block, ``not_possible`` errors (unknown
+    team, no worker) exit 1 and any other ``ValueError`` exits 2.
     """
     from akgentic.cluster import connect
     from akgentic.team.errors import TeamError
 
+    target, spec = _runtime(cluster)
+    if spec.in_process:
+        _existing_store(store)
     try:
-        client = connect(cluster, store=store)
+        client = connect(target, store=store)
     except (TeamError, ValueError) as exc:
         _fail(str(exc), 2)
     try:
@@ -130,3 +194,86 @@ def add_runtime_commands(app: typer.Typer) -> None:
         with _connected(cluster, store, (TeamError,)) as client:
             placement = client.where(team_id)
         typer.echo(placement.model_dump_json())
+
+
+# ------------------------------------------------- lifecycle on a fleet (--cluster)
+
+
+@contextmanager
+def remote_client(url: str) -> Iterator[RuntimeClient]:
+    """A client of the fleet ``url`` names, closed on leaving (inside ``cli_errors``).
+
+    A URL that cannot be connected to exits 2; a request the fleet cannot carry
+    out (no worker answered, a refused placement) exits 1 with one line.
+    """
+    from akgentic.cli.session import fail
+    from akgentic.cluster import ClusterError, connect
+    from akgentic.team.errors import TeamError
+
+    try:
+        client = connect(url)
+    except (TeamError, ValueError) as exc:
+        fail(str(exc), 2)
+    try:
+        yield client
+    except ClusterError as exc:
+        fail(str(exc), 1)
+    finally:
+        client.close()
+
+
+def create_remote(
+    url: str,
+    card: Path,
+    path: list[Path] | None,
+    metadata: list[str] | None,
+    sends: list[str] | None,
+    timeout: float,
+) -> UUID:
+    """Place a team built from ``card`` on the fleet and deliver ``sends``; returns its id.
+
+    The card and its metadata are checked here first, as on one machine; the
+    members' models are built (and their keys read) by the workers.
+    """
+    from akgentic.cli.card_input import card_metadata
+    from akgentic.cli.session import import_roots
+    from akgentic.team.card_yaml import load_team_card
+
+    import_roots(card, path)
+    team_card = load_team_card(card)
+    value = card_metadata(team_card, metadata)
+    with remote_client(url) as client:
+        team_id = client.create(team_card, metadata=value)
+        for text in sends or []:
+            client.send(team_id, text, timeout=timeout)
+    return team_id
+
+
+def resume_remote(url: str, team_id: UUID, sends: list[str] | None, timeout: float) -> None:
+    """Place a stopped team on the fleet again and deliver ``sends``."""
+    with remote_client(url) as client:
+        client.resume(team_id)
+        for text in sends or []:
+            client.send(team_id, text, timeout=timeout)
+
+
+def list_remote(
+    url: str, status: TeamStatus | None, user: str | None, metadata: dict[str, str]
+) -> list[TeamSummary]:
+    """The fleet store's teams matching every filter."""
+    with remote_client(url) as client:
+        return client.list_teams(status=status, user_id=user, metadata=metadata)
+
+
+def refuse_local_only(interactive: bool | None = None, scripted: Path | None = None) -> None:
+    """Options that need the team in this process are invalid input with a fleet (exit 2)."""
+    from akgentic.cli.session import fail
+
+    if interactive:
+        fail(
+            "--interactive chats with a team in this process; a team on a cluster is "
+            "talked to with `akgentic team send` and `akgentic team events --follow`",
+            2,
+        )
+    if scripted is not None:
+        fail("--scripted serves models from this process only; it cannot serve a cluster", 2)

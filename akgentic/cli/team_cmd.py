@@ -1,7 +1,12 @@
 """``akgentic team``: create, resume, stop, list, inspect and delete teams.
 
 Every command takes ``--store URL`` (default: ``$AKGENTIC_STORE``, else
-``sqlite:///.akgentic/akgentic.db`` under the working directory). Agent classes
+``sqlite:///.akgentic/akgentic.db`` under the working directory); only
+``create`` makes a store that does not exist yet. ``create``, ``resume``,
+``stop``, ``list`` and ``delete`` also take ``--cluster URL`` (default
+``$AKGENTIC_CLUSTER``): on a fleet (``nats://...``) the team is placed there
+and keeps running after the command, through the runtime client API, and the
+output is the same as on one machine. Agent classes
 named in a card are imported like a script's modules: from the card file's
 directory (``create``), every ``--path DIR``, ``$AKGENTIC_PATH`` and the
 working directory.
@@ -30,6 +35,16 @@ from rich.console import Console
 from rich.table import Table
 
 from akgentic.cli.card_input import card_to_start
+from akgentic.cli.runtime_cmd import (
+    ClusterOption,
+    add_runtime_commands,
+    create_remote,
+    list_remote,
+    refuse_local_only,
+    remote_client,
+    remote_cluster,
+    resume_remote,
+)
 from akgentic.cli.scripted import ScriptedOption
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
@@ -46,16 +61,13 @@ from akgentic.cli.session import (
     fail,
     import_roots,
     managed_teams,
-    missing_store,
     open_store,
     pairs,
-    store_path_problem,
-    store_url,
-    team_metadata,
 )
 from akgentic.cli.tables import print_table
 
 if TYPE_CHECKING:
+    from akgentic.cluster.client import TeamSummary
     from akgentic.team.manager import TeamManager
     from akgentic.team.models import Process
     from akgentic.team.runtime import TeamRuntime
@@ -149,17 +161,45 @@ def _interactive(flag: bool | None) -> bool:
 
 
 def _summary(process: Process) -> dict[str, Any]:
-    metadata = team_metadata(process)
+    from akgentic.cluster.client import TeamSummary
+
+    return _row(TeamSummary.of(process))
+
+
+def _row(summary: TeamSummary) -> dict[str, Any]:
+    """One team as ``list`` and ``inspect`` print it, from this store or from a fleet."""
     return {
-        "team_id": str(process.team_id),
-        "name": process.team_card.name,
-        "status": str(process.status),
-        "user_id": process.user_id,
-        "created_at": process.created_at.isoformat(),
-        "updated_at": process.updated_at.isoformat(),
-        "metadata": metadata,
-        "metadata_indexes": list(process.metadata_indexes),
+        "team_id": str(summary.team_id),
+        "name": summary.name,
+        "status": str(summary.status),
+        "user_id": summary.user_id,
+        "created_at": summary.created_at.isoformat(),
+        "updated_at": summary.updated_at.isoformat(),
+        "metadata": summary.metadata,
+        "metadata_indexes": list(summary.metadata_indexes),
     }
+
+
+def _print_teams(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"teams ({len(rows)})")
+    # Ids are what the other commands take: never cut or wrap them.
+    table.add_column("team id", no_wrap=True, min_width=36)
+    for column in ("name", "status", "user", "updated", "metadata"):
+        table.add_column(column)
+    for row in rows:
+        meta = ", ".join(e.replace("|", "=", 1) for e in row["metadata_indexes"])
+        table.add_row(
+            row["team_id"],
+            row["name"] or "",
+            row["status"],
+            row["user_id"],
+            row["updated_at"][:19],
+            meta,
+        )
+    print_table(table)
 
 
 # ------------------------------------------------------------------ commands
@@ -179,9 +219,20 @@ def team_app() -> typer.Typer:
         store: StoreOption = None,
         path: PathOption = None,
         scripted: ScriptedOption = None,
+        cluster: ClusterOption = None,
     ) -> None:
-        """Create a team from CARD; deliver --send messages; chat or wait until idle; stop."""
+        """Create a team from CARD; deliver --send messages; chat or wait until idle; stop.
+
+        With --cluster naming a fleet, the team is placed there, the --send
+        messages are delivered (each acknowledged once durable) and the team
+        keeps running there; the command prints its id.
+        """
         with cli_errors(), ExitStack() as stack:
+            fleet = remote_cluster(cluster)
+            if fleet is not None:
+                refuse_local_only(interactive, scripted)
+                typer.echo(str(create_remote(fleet, card, path, metadata, send, timeout)))
+                return
             team_card, value = card_to_start(card, path, metadata, scripted, stack)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
@@ -198,9 +249,20 @@ def team_app() -> typer.Typer:
         timeout: TimeoutOption = DEFAULT_TIMEOUT,
         store: StoreOption = None,
         path: PathOption = None,
+        cluster: ClusterOption = None,
     ) -> None:
-        """Resume a stopped team from its log; deliver --send messages; chat or wait; stop."""
+        """Resume a stopped team from its log; deliver --send messages; chat or wait; stop.
+
+        With --cluster naming a fleet, the team is placed there again and keeps running.
+        """
         with cli_errors():
+            fleet = remote_cluster(cluster)
+            if fleet is not None:
+                refuse_local_only(interactive)
+                uid = _team_id(team_id)
+                resume_remote(fleet, uid, send, timeout)
+                typer.echo(str(uid))
+                return
             uid, event_store = _existing_team(team_id, store, path)
             chat = _interactive(interactive)
             with _manager(event_store, chat) as manager:
@@ -213,15 +275,23 @@ def team_app() -> typer.Typer:
         team_id: Annotated[str, typer.Argument(help="Id of a team recorded as running.")],
         store: StoreOption = None,
         path: PathOption = None,
+        cluster: ClusterOption = None,
     ) -> None:
         """Stop a team: ask the process running it to stop, or mark it stopped if that is gone.
 
         A team run by ``akgentic`` on this machine is asked to stop (SIGTERM) and
         this command waits until it has; for one run elsewhere it says so and
         changes nothing. A team whose process died is recorded as stopped.
+        With --cluster naming a fleet, the worker holding the team stops it.
         """
         with cli_errors():
-            uid = _with_manager(team_id, store, path, lambda m, u: m.stop_team(u))
+            fleet = remote_cluster(cluster)
+            if fleet is not None:
+                uid = _team_id(team_id)
+                with remote_client(fleet) as client:
+                    client.stop(uid)
+            else:
+                uid = _with_manager(team_id, store, path, lambda m, u: m.stop_team(u))
             typer.echo(f"team {uid} stopped")
 
     @app.command("list")
@@ -234,8 +304,13 @@ def team_app() -> typer.Typer:
         as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
         store: StoreOption = None,
         path: PathOption = None,
+        cluster: ClusterOption = None,
     ) -> None:
-        """List teams, filtered by status, user and metadata (KEY=VALUE, all must match)."""
+        """List teams, filtered by status, user and metadata (KEY=VALUE, all must match).
+
+        A store that does not exist is an error naming it (nothing is created).
+        With --cluster naming a fleet, the teams of the store its workers share.
+        """
         from akgentic.team.models import TeamStatus
 
         with cli_errors():
@@ -247,38 +322,17 @@ def team_app() -> typer.Typer:
                 except ValueError:
                     fail(f"unknown status {status!r} (running, stopped, deleted)", 2)
             filters = pairs(metadata, "--metadata")
-            target = store_url(store)
-            problem = store_path_problem(target, must_exist=True)
-            if problem is not None:
-                fail(problem, 1)
-            if missing_store(target) is not None:
-                teams: list[Process] = []
+            fleet = remote_cluster(cluster)
+            if fleet is not None:
+                rows = [_row(s) for s in list_remote(fleet, wanted, user, filters)]
             else:
-                event_store = open_store(target, must_exist=True)
+                event_store = open_store(store, must_exist=True)
                 try:
-                    teams = event_store.list_teams(user_id=user, status=wanted, metadata=filters)
+                    found = event_store.list_teams(user_id=user, status=wanted, metadata=filters)
                 finally:
                     event_store.close()
-            rows = [_summary(p) for p in teams]
-            if as_json:
-                typer.echo(json.dumps(rows, indent=2))
-                return
-            table = Table(title=f"teams ({len(rows)})")
-            # Ids are what the other commands take: never cut or wrap them.
-            table.add_column("team id", no_wrap=True, min_width=36)
-            for column in ("name", "status", "user", "updated", "metadata"):
-                table.add_column(column)
-            for row in rows:
-                meta = ", ".join(e.replace("|", "=", 1) for e in row["metadata_indexes"])
-                table.add_row(
-                    row["team_id"],
-                    row["name"] or "",
-                    row["status"],
-                    row["user_id"],
-                    row["updated_at"][:19],
-                    meta,
-                )
-            print_table(table)
+                rows = [_summary(p) for p in found]
+            _print_teams(rows, as_json)
 
     @app.command("inspect")
     def inspect(
@@ -307,13 +361,21 @@ def team_app() -> typer.Typer:
         team_id: Annotated[str, typer.Argument(help="Id of a stopped team.")],
         store: StoreOption = None,
         path: PathOption = None,
+        cluster: ClusterOption = None,
     ) -> None:
-        """Delete a stopped team: its record, events and agent states."""
-        with cli_errors():
-            uid = _with_manager(team_id, store, path, lambda m, u: m.delete_team(u))
-            typer.echo(f"team {uid} deleted")
+        """Delete a stopped team: its record, events and agent states.
 
-    from akgentic.cli.runtime_cmd import add_runtime_commands
+        With --cluster naming a fleet, a team running there is stopped first.
+        """
+        with cli_errors():
+            fleet = remote_cluster(cluster)
+            if fleet is not None:
+                uid = _team_id(team_id)
+                with remote_client(fleet) as client:
+                    client.delete(uid)
+            else:
+                uid = _with_manager(team_id, store, path, lambda m, u: m.delete_team(u))
+            typer.echo(f"team {uid} deleted")
 
     add_runtime_commands(app)
     return app

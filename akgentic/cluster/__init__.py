@@ -14,6 +14,7 @@ from akgentic.cluster.client import (
     ClusterError,
     Placement,
     RuntimeClient,
+    TeamSummary,
     TeamUnavailableError,
 )
 from akgentic.cluster.connect import (
@@ -30,6 +31,7 @@ __all__ = [
     "ClusterError",
     "Placement",
     "RuntimeClient",
+    "TeamSummary",
     "TeamUnavailableError",
     "cluster_scheme",
     "connect",

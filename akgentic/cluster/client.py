@@ -11,23 +11,35 @@ on a fleet (``nats://...``, the ``akgentic-nats`` plugin):
   is given), so a retry or a redelivery with the same key never acts twice;
 * :meth:`RuntimeClient.events` replays the stored log from a sequence, then
   follows live durable events;
-* :meth:`RuntimeClient.where`, :meth:`stop`, :meth:`resume`, :meth:`delete`.
+* :meth:`RuntimeClient.list_teams` lists the stored teams (as
+  :class:`TeamSummary`, what ``akgentic team list`` prints);
+* :meth:`RuntimeClient.where`, :meth:`stop`, :meth:`resume`, :meth:`delete`
+  (each raises ``TeamNotFoundError`` for a team the store does not hold).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Protocol, runtime_checkable
+from collections.abc import Generator, Mapping
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from akgentic.core.utils.serializer import SerializableBaseModel
 from akgentic.team.card import TeamCard
 from akgentic.team.errors import TeamError
-from akgentic.team.models import PersistedEvent
+from akgentic.team.models import PersistedEvent, Process, TeamStatus
 from akgentic.team.ownership import TeamId
 
-__all__ = ["Ack", "ClusterError", "Placement", "RuntimeClient", "TeamUnavailableError"]
+__all__ = [
+    "Ack",
+    "ClusterError",
+    "Placement",
+    "RuntimeClient",
+    "TeamSummary",
+    "TeamUnavailableError",
+]
 
 
 class ClusterError(TeamError):
@@ -66,6 +78,46 @@ class Placement(BaseModel):
     epoch: int | None = None
 
 
+class TeamSummary(BaseModel):
+    """One stored team as listed: what ``akgentic team list`` prints, wherever it runs.
+
+    ``metadata`` is plain JSON data (no class marker); ``metadata_indexes`` the
+    ``key|value`` entries a ``list_teams(metadata=...)`` filter matches.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    team_id: UUID
+    name: str | None = None
+    status: TeamStatus
+    user_id: str
+    created_at: datetime
+    updated_at: datetime
+    metadata: Any = None
+    metadata_indexes: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, process: Process) -> TeamSummary:
+        """The summary of a stored team record."""
+        from akgentic.team.stores.codec import plain
+
+        metadata: Any = None
+        if process.metadata is not None:
+            metadata = plain(process.metadata.model_dump(mode="json", exclude={"__model__"}))
+            if isinstance(metadata, dict):
+                metadata.pop("__model__", None)
+        return cls(
+            team_id=process.team_id,
+            name=process.team_card.name,
+            status=process.status,
+            user_id=process.user_id,
+            created_at=process.created_at,
+            updated_at=process.updated_at,
+            metadata=metadata,
+            metadata_indexes=list(process.metadata_indexes),
+        )
+
+
 @runtime_checkable
 class RuntimeClient(Protocol):
     """The calls every runtime answers (see the module docstring)."""
@@ -73,9 +125,27 @@ class RuntimeClient(Protocol):
     url: str
 
     def create(
-        self, card: TeamCard, *, team_id: TeamId | None = None, user_id: str = "cli"
+        self,
+        card: TeamCard,
+        *,
+        team_id: TeamId | None = None,
+        user_id: str = "cli",
+        metadata: SerializableBaseModel | None = None,
     ) -> UUID:
-        """Place a new team built from ``card``; returns its id once it runs."""
+        """Place a new team built from ``card``; returns its id once it runs.
+
+        ``metadata`` must be an instance of the card's ``metadata_type``.
+        """
+        ...
+
+    def list_teams(
+        self,
+        *,
+        status: TeamStatus | None = None,
+        user_id: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> list[TeamSummary]:
+        """Stored teams matching every filter, oldest first (as ``EventStore.list_teams``)."""
         ...
 
     def send(
@@ -100,7 +170,7 @@ class RuntimeClient(Protocol):
         ...
 
     def where(self, team_id: TeamId) -> Placement:
-        """Where the team runs now (``worker=None`` when it is not placed)."""
+        """Where the team runs now (``worker=None`` and its stored status when not placed)."""
         ...
 
     def stop(self, team_id: TeamId) -> None:

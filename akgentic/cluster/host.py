@@ -23,6 +23,7 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import Any
 from uuid import UUID, uuid4
 
 from akgentic.cluster.client import ClusterError, TeamUnavailableError
@@ -74,9 +75,16 @@ class TeamHost:
         manager.subscribers.append(self)
 
     # -- lifecycle helpers ------------------------------------------------
-    def create(self, card: TeamCard, team_id: UUID | None, user_id: str) -> TeamRuntime:
-        """Create a team in the manager; returns once its first events are durable."""
-        runtime = self.manager.create_team(card, user_id=user_id, team_id=team_id)
+    def create(
+        self, card: TeamCard, team_id: UUID | None, user_id: str, metadata: Any = None
+    ) -> TeamRuntime:
+        """Create a team in the manager; returns once its first events are durable.
+
+        ``metadata`` is what ``TeamManager.create_team`` takes (validated there).
+        """
+        runtime = self.manager.create_team(
+            card, user_id=user_id, team_id=team_id, metadata=metadata
+        )
         with self._lock:
             self._delivered.setdefault(runtime.id, {})
         self._flush(runtime.id)

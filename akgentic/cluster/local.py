@@ -13,12 +13,13 @@ import os
 import queue
 import socket
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from uuid import UUID
 
-from akgentic.cluster.client import Ack, Placement
+from akgentic.cluster.client import Ack, Placement, TeamSummary
 from akgentic.cluster.host import TeamHost
 from akgentic.core.actor_system import ActorSystem
+from akgentic.core.utils.serializer import SerializableBaseModel
 from akgentic.team.card import TeamCard
 from akgentic.team.errors import TeamNotFoundError
 from akgentic.team.manager import TeamManager
@@ -43,11 +44,27 @@ class LocalRuntime:
         self._lock = threading.Lock()
 
     def create(
-        self, card: TeamCard, *, team_id: TeamId | None = None, user_id: str = "cli"
+        self,
+        card: TeamCard,
+        *,
+        team_id: TeamId | None = None,
+        user_id: str = "cli",
+        metadata: SerializableBaseModel | None = None,
     ) -> UUID:
         """Create the team here."""
         uid = None if team_id is None else as_team_id(team_id)
-        return self.host.create(card, uid, user_id).id
+        return self.host.create(card, uid, user_id, metadata).id
+
+    def list_teams(
+        self,
+        *,
+        status: TeamStatus | None = None,
+        user_id: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> list[TeamSummary]:
+        """The store's teams matching every filter."""
+        found = self.manager.list_teams(user_id=user_id, status=status, metadata=metadata)
+        return [TeamSummary.of(process) for process in found]
 
     def _running(self, team_id: UUID) -> None:
         with self._lock:
@@ -120,7 +137,7 @@ class LocalRuntime:
         )
 
     def stop(self, team_id: TeamId) -> None:
-        """Stop the team (recorded as stopped)."""
+        """Stop the team (recorded as stopped; ``TeamNotFoundError`` when unknown)."""
         uid = as_team_id(team_id)
         self.manager.stop_team(uid)
         self.host.forget(uid)
@@ -132,11 +149,11 @@ class LocalRuntime:
         return self.where(uid)
 
     def delete(self, team_id: TeamId) -> None:
-        """Stop (when running) and delete the team."""
+        """Stop (when running) and delete the team (``TeamNotFoundError`` when unknown)."""
         uid = as_team_id(team_id)
         process = self.manager.get_team(uid)
         if process is None:
-            return
+            raise TeamNotFoundError(uid)
         if process.status == TeamStatus.RUNNING:
             self.stop(uid)
         self.manager.delete_team(uid)

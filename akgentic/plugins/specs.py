@@ -344,13 +344,18 @@ class RuntimeSpec(Spec):
     in-process runtime opens and a remote one may ignore. ``init(url)``, when
     given, creates what the runtime needs (streams, buckets) idempotently
     (``akgentic cluster init``); ``status(url)``, when given, describes the
-    fleet as JSON-ready data (``akgentic cluster status``).
+    fleet as JSON-ready data (``akgentic cluster status``). ``in_process`` is
+    true for a runtime whose teams run inside the calling process on the store
+    it is given (the built-in ``local``): the ``team`` commands then run a team
+    for the command's duration, as without ``--cluster``, and check that the
+    store a read-only command names exists before connecting.
     """
 
     schemes: tuple[str, ...]
     connect: Callable[[str, str | None], RuntimeClient]
     init: Callable[[str], None] | None = None
     status: Callable[[str], dict[str, Any]] | None = None
+    in_process: bool = False
     kind = "runtime"
 
     def __post_init__(self) -> None:
@@ -370,6 +375,8 @@ class RuntimeSpec(Spec):
                 f"got {self.schemes!r}"
             )
         self._check_callable("connect", self.connect)
+        if not isinstance(self.in_process, bool):
+            raise TypeError(f"{self._label()}: in_process must be a bool, got {self.in_process!r}")
         for name in ("init", "status"):
             value = getattr(self, name)
             if value is not None:

@@ -6,13 +6,23 @@ so a fleet can build and resume it without the test's files on its path.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from akgentic.core import AgentCard, BaseConfig, BaseState
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import UserMessage
 from akgentic.team import TeamCard, TeamCardMember
+from akgentic.team.metadata import TeamMetadata
 
-__all__ = ["QuietAgent", "quiet_team_card"]
+__all__ = ["QuietAgent", "QuietMetadata", "quiet_team_card"]
+
+
+class QuietMetadata(TeamMetadata):
+    """Metadata of a quiet team: ``tenant`` is indexed (filterable in ``list_teams``)."""
+
+    tenant: str = Field(json_schema_extra={"indexed": True})
+    note: str = ""
 
 
 class QuietAgent(Akgent[BaseConfig, BaseState]):
@@ -39,4 +49,5 @@ def quiet_team_card(name: str = "quiet-team") -> TeamCard:
         entry_point=TeamCardMember(card=card("@Entry", "Entry")),
         members=[TeamCardMember(card=card("@Quiet", "Quiet"))],
         message_types=[UserMessage],
+        metadata_type=QuietMetadata,
     )

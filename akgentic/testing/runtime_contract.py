@@ -10,7 +10,8 @@ Subclass it in a runtime's tests and provide three class-scoped fixtures:
 
 The single-process tests: acknowledgements carry durable sequences, one
 delivery per idempotency key (across a stop and resume too), activation on
-demand, replay-then-follow, delete, and no acknowledged request lost. The fleet
+demand, replay-then-follow, listing with filters, resume, delete, an unknown
+team refused by every lifecycle call, and no acknowledged request lost. The fleet
 tests kill (SIGKILL), drain (SIGTERM) and freeze (SIGSTOP) a worker holding
 teams and check that each of its teams answers again on another worker within
 ``answer_timeout`` (a bound, not a speed target), that every acknowledged
@@ -33,7 +34,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 
@@ -41,8 +42,9 @@ from akgentic.cluster.client import Ack, RuntimeClient
 from akgentic.cluster.keys import inbound_id
 from akgentic.core.messages.orchestrator import SentMessage
 from akgentic.team.errors import TeamNotFoundError
+from akgentic.team.models import TeamStatus
 from akgentic.team.store import EventStore
-from akgentic.testing.cluster_team import quiet_team_card
+from akgentic.testing.cluster_team import QuietMetadata, quiet_team_card
 from akgentic.testing.waiting import wait_until
 
 __all__ = [
@@ -335,6 +337,59 @@ class RuntimeContract:
         assert log_store.load_team(team_id) is None
         with pytest.raises(TeamNotFoundError):
             runtime.send(team_id, "anyone?", key=_key(), timeout=20)
+
+    def test_list_teams_filters_by_status_user_and_metadata_like_the_store(
+        self, runtime: RuntimeClient, log_store: EventStore
+    ) -> None:
+        tenant = f"tenant-{uuid4().hex[:8]}"
+        user = f"user-{uuid4().hex[:8]}"
+        card = quiet_team_card("listed-team")
+        kept = runtime.create(
+            card, user_id=user, metadata=QuietMetadata(tenant=tenant, note="kept")
+        )
+        stopped = runtime.create(card, user_id=user, metadata=QuietMetadata(tenant=tenant))
+        runtime.stop(stopped)
+        listed = runtime.list_teams(metadata={"tenant": tenant})
+        assert [s.team_id for s in listed] == [kept, stopped]
+        first = listed[0]
+        record = log_store.load_team(kept)
+        assert record is not None
+        assert (first.name, first.user_id, first.status) == ("listed-team", user, "running")
+        assert first.metadata == {"tenant": tenant, "note": "kept"}
+        assert first.metadata_indexes == record.metadata_indexes
+        assert first.created_at == record.created_at
+        running = runtime.list_teams(metadata={"tenant": tenant}, status=TeamStatus.RUNNING)
+        assert [s.team_id for s in running] == [kept]
+        assert [s.team_id for s in runtime.list_teams(user_id=user)] == [kept, stopped]
+        assert runtime.list_teams(metadata={"tenant": f"{tenant}|x"}) == []
+
+    def test_a_stopped_team_is_resumed_where_the_runtime_places_it(
+        self, runtime: RuntimeClient, log_store: EventStore
+    ) -> None:
+        team_id = runtime.create(quiet_team_card())
+        first = runtime.send(team_id, "before", key=_key())
+        runtime.stop(team_id)
+        stopped = runtime.where(team_id)
+        assert (stopped.worker, stopped.status) == (None, "stopped")
+        placement = runtime.resume(team_id)
+        assert placement.worker is not None and placement.status == "running"
+        record = log_store.load_team(team_id)
+        assert record is not None and record.status == TeamStatus.RUNNING
+        again = runtime.send(team_id, "before", key=first.key)
+        assert again.duplicate and again.sequence == first.sequence
+
+    def test_an_unknown_team_is_refused_by_every_lifecycle_call(
+        self, runtime: RuntimeClient
+    ) -> None:
+        unknown = uuid4()
+        with pytest.raises(TeamNotFoundError):
+            runtime.where(unknown)
+        with pytest.raises(TeamNotFoundError):
+            runtime.stop(unknown)
+        with pytest.raises(TeamNotFoundError):
+            runtime.resume(unknown)
+        with pytest.raises(TeamNotFoundError):
+            runtime.delete(unknown)
 
     def test_no_acknowledged_request_is_lost(
         self, runtime: RuntimeClient, log_store: EventStore

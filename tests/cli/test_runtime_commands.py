@@ -47,8 +47,13 @@ def test_send_events_and_where_reach_a_team_through_the_local_runtime(
     assert json.loads(where.stdout)["status"] == "stopped"
 
 
-def test_send_to_an_unknown_team_fails_with_exit_code_1(run_module: Run) -> None:
-    done = run_module(
-        "akgentic.cli", "team", "send", "00000000-0000-4000-8000-000000000000", "anyone?"
-    )
+def test_send_to_an_unknown_team_or_on_a_missing_store_fails_with_exit_code_1(
+    run_module: Run, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    unknown = "00000000-0000-4000-8000-000000000000"
+    done = run_module("akgentic.cli", "team", "send", unknown, "anyone?")
+    assert done.returncode == 1 and f"no store at {tmp_path / 'cli.db'}" in done.stderr
+    assert not (tmp_path / "cli.db").exists()
+    _stopped_team(cli_env["AKGENTIC_STORE"])
+    done = run_module("akgentic.cli", "team", "send", unknown, "anyone?")
     assert done.returncode == 1 and "not found" in done.stderr

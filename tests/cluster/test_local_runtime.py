@@ -47,3 +47,14 @@ def test_connect_defaults_to_the_local_runtime(
 def test_an_unknown_cluster_scheme_names_what_is_installed() -> None:
     with pytest.raises(UnknownPluginNameError, match="local"):
         connect("ray://head:10001")
+
+
+def test_only_the_local_runtime_runs_teams_in_process_and_the_flag_is_checked() -> None:
+    from akgentic.cluster.local import connect_local
+    from akgentic.plugins import RuntimeSpec, current_registry
+
+    assert current_registry().runtime_for_scheme("local").in_process is True
+    assert RuntimeSpec(name="fleet", schemes=("fleet",), connect=connect_local).in_process is False
+    lying = RuntimeSpec(name="liar", schemes=("liar",), connect=connect_local, in_process="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="in_process must be a bool"):
+        lying.check()

@@ -87,6 +87,28 @@ def test_create_list_inspect_resume_and_delete_a_team(
     assert status(tmp_path, team_id) is None
 
 
+def test_cluster_local_is_the_one_machine_form_and_an_unknown_runtime_is_invalid_input(
+    run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    local = ["--cluster", "local:"]
+    created = run_cli(
+        "team", "create", str(card_file), "--metadata", "tenant=acme", "--send", "hi",
+        "--no-interactive", *local,
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    team_id = created.stdout.strip().splitlines()[-1]
+    assert "@Entry -> @Echo: hi" in created.stderr  # ran here, as without --cluster
+    assert status(tmp_path, team_id) == TeamStatus.STOPPED
+    listed = run_cli("team", "list", "--json", *local)
+    assert listed.stdout == run_cli("team", "list", "--json").stdout
+    assert [row["team_id"] for row in json.loads(listed.stdout)] == [team_id]
+    assert run_cli("team", "delete", team_id, *local).stdout == f"team {team_id} deleted\n"
+    for command in (["list"], ["create", str(card_file), "--no-interactive"], ["stop", team_id]):
+        refused = run_cli("team", *command, "--cluster", "ray://head:10001")
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert "ray" in refused.stderr and "local" in refused.stderr
+
+
 def test_a_malformed_card_lists_every_problem_with_its_line_and_creates_nothing(
     run_cli: Run, tmp_path: Path
 ) -> None:
@@ -204,7 +226,41 @@ def test_store_init_creates_the_store_and_list_of_a_missing_store_creates_nothin
     run_cli: Run, tmp_path: Path
 ) -> None:
     listed = run_cli("team", "list", "--json")
-    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+    assert listed.returncode == 1 and listed.stdout == ""
+    assert f"no store at {db(tmp_path)}" in listed.stderr
     assert not db(tmp_path).exists()
     assert run_cli("store", "init", f"yaml:///{tmp_path}/teams").returncode == 0
     assert (tmp_path / "teams").is_dir()
+    listed = run_cli("team", "list", "--json", "--store", f"yaml:///{tmp_path}/teams")
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []
+
+
+ANY_TEAM = "00000000-0000-4000-8000-000000000000"
+
+
+@pytest.mark.parametrize("url", ["sqlite:///typo/path.db", "yaml:///nonexistent"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["list"],
+        ["list", "--json"],
+        ["inspect", ANY_TEAM],
+        ["events", ANY_TEAM],
+        ["where", ANY_TEAM],
+        ["send", ANY_TEAM, "hello"],
+        ["stop", ANY_TEAM],
+        ["delete", ANY_TEAM],
+        ["resume", ANY_TEAM, "--no-interactive"],
+    ],
+)
+def test_a_command_on_a_mistyped_store_says_it_does_not_exist_and_creates_nothing(
+    run_cli: Run, tmp_path: Path, url: str, command: list[str]
+) -> None:
+    before = sorted(tmp_path.iterdir())
+    done = run_cli("team", *command, "--store", url)
+    missing = tmp_path / url.split(":///", 1)[1]
+    assert done.returncode == 1, done.stdout
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"no store at {missing}" in lines[0], done.stderr
+    assert sorted(tmp_path.iterdir()) == before  # no store file or directory made

@@ -8,7 +8,8 @@ which is fine) and asks again, with the same idempotency key, until its
 timeout. A worker confirms each request before working on it: a try with no
 confirmation within ``RECEIPT_TRY`` (the worker died or froze with it) is
 asked again at once; an answer ``moving`` (the worker is handing the team
-over) too. See ``docs/cluster.md``.
+over) too. Reads of the store (``list_teams``, the record of a team nobody
+holds) go to the fleet subject, answered by any worker. See ``docs/cluster.md``.
 """
 
 from __future__ import annotations
@@ -16,14 +17,21 @@ from __future__ import annotations
 import asyncio
 import queue
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from typing import Any
 from uuid import UUID, uuid4
 
-from akgentic.cluster.client import Ack, ClusterError, Placement, TeamUnavailableError
+from akgentic.cluster.client import (
+    Ack,
+    ClusterError,
+    Placement,
+    TeamSummary,
+    TeamUnavailableError,
+)
+from akgentic.core.utils.serializer import SerializableBaseModel, serialize_base_model
 from akgentic.team.card import TeamCard
 from akgentic.team.errors import TeamNotFoundError
-from akgentic.team.models import PersistedEvent
+from akgentic.team.models import PersistedEvent, TeamStatus
 from akgentic.team.ownership import TeamId, as_team_id
 from akgentic_nats.loop import LoopThread
 from akgentic_nats.target import NatsTarget, parse_nats_url
@@ -39,6 +47,8 @@ RECEIPT_TRY = 1.0
 #: The same once a try went unanswered: a frozen worker still in the team's queue group
 #: takes its share of the retries, and a live one confirms within milliseconds.
 RECEIPT_RETRY = 0.25
+#: Seconds a store read on the fleet subject waits for a worker's answer.
+FLEET_TIMEOUT = 30.0
 #: Seconds between two placements of a team nobody answers for (one is enough while it lands).
 PLACE_AGAIN = 1.0
 
@@ -127,15 +137,67 @@ class NatsRuntime:
         return decode(msg.data)
 
     def create(
-        self, card: TeamCard, *, team_id: TeamId | None = None, user_id: str = "cli"
+        self,
+        card: TeamCard,
+        *,
+        team_id: TeamId | None = None,
+        user_id: str = "cli",
+        metadata: SerializableBaseModel | None = None,
     ) -> UUID:
         """Place a new team; returns once a worker runs it."""
         uid = uuid4() if team_id is None else as_team_id(team_id)
-        body = {"create": encode_card(card), "user_id": user_id}
+        body: dict[str, Any] = {"create": encode_card(card), "user_id": user_id}
+        if metadata is not None:
+            # With its class marker: the worker validates it against the card again.
+            body["metadata"] = serialize_base_model(metadata)
         answer = self._loop.run(self._place(uid, body, 60.0))
         if not answer.get("ok"):
             raise ClusterError(f"creating team {uid} failed: {answer.get('error')}")
         return uid
+
+    # -- store reads -------------------------------------------------------
+    async def _fleet(self, body: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """One store read answered by any worker (``TeamUnavailableError`` when none does)."""
+        from nats.errors import NoRespondersError
+        from nats.errors import TimeoutError as NatsTimeout
+
+        try:
+            msg = await self._nc.request(self.target.fleet_subject, encode(body), timeout=timeout)
+        except (NoRespondersError, NatsTimeout, TimeoutError):
+            raise TeamUnavailableError(
+                f"no worker of {self.url} answered within {timeout:g} s"
+            ) from None
+        answer = decode(msg.data)
+        if not answer.get("ok"):
+            raise ClusterError(f"the fleet could not read the store: {answer.get('detail')}")
+        return answer
+
+    def list_teams(
+        self,
+        *,
+        status: TeamStatus | None = None,
+        user_id: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> list[TeamSummary]:
+        """The store's teams matching every filter, read by a worker."""
+        body = {
+            "op": "list",
+            "status": None if status is None else str(status),
+            "user_id": user_id,
+            "metadata": dict(metadata or {}),
+        }
+        answer = self._loop.run(self._fleet(body, FLEET_TIMEOUT))
+        return [TeamSummary.model_validate(team) for team in answer.get("teams", [])]
+
+    def _record(self, team_id: UUID) -> TeamSummary:
+        """The stored record of a team nobody holds (``TeamNotFoundError`` when unknown)."""
+        answer = self._loop.run(
+            self._fleet({"op": "record", "team_id": str(team_id)}, FLEET_TIMEOUT)
+        )
+        team = answer.get("team")
+        if team is None:
+            raise TeamNotFoundError(team_id)
+        return TeamSummary.model_validate(team)
 
     # -- requests ----------------------------------------------------------
     async def _ask(
@@ -246,7 +308,8 @@ class NatsRuntime:
         uid = as_team_id(team_id)
         answer = self._loop.run(self._ask(uid, {"op": "where"}, 10.0, False))
         if not answer.get("ok"):
-            return Placement(team_id=uid, status="not placed")
+            record = self._record(uid)
+            return Placement(team_id=uid, status=str(record.status))
         return Placement(
             team_id=uid, status="running", worker=answer.get("worker"), epoch=answer.get("epoch")
         )
@@ -254,7 +317,9 @@ class NatsRuntime:
     def stop(self, team_id: TeamId) -> None:
         """Ask the owning worker to stop the team and drop its placement."""
         uid = as_team_id(team_id)
-        self._loop.run(self._ask(uid, {"op": "stop"}, 60.0, False))
+        answer = self._loop.run(self._ask(uid, {"op": "stop"}, 60.0, False))
+        if not answer.get("ok"):
+            self._record(uid)  # not placed: stopped already, or unknown (raises)
 
     def resume(self, team_id: TeamId) -> Placement:
         """Place the team again (a no-op when placed) and say where it runs."""
@@ -274,6 +339,8 @@ class NatsRuntime:
             if not answer.get("placed_already") or time.monotonic() > deadline:
                 break
             time.sleep(0.1)  # the stopped placement is being removed
+        if answer.get("error") == "not_found":
+            raise TeamNotFoundError(uid)
 
     def close(self) -> None:
         """Close the connection."""

@@ -47,6 +47,11 @@ class NatsTarget:
         """Where a draining worker says it handed its leases back (plain NATS)."""
         return f"{self.prefix}.wake"
 
+    @property
+    def fleet_subject(self) -> str:
+        """Store reads any worker answers (a queue group): team lists and records."""
+        return f"{self.prefix}.fleet"
+
     def place_subject(self, team_id: object) -> str:
         """Placement subject of a team (at most one message: its lease)."""
         return f"{self.prefix}.place.{team_id}"

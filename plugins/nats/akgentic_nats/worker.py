@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from akgentic.cluster.client import TeamUnavailableError
+from akgentic.cluster.client import TeamSummary, TeamUnavailableError
 from akgentic.cluster.host import TeamHost
 from akgentic.core.actor_system import ActorSystem
 from akgentic.team.errors import (
@@ -126,6 +126,7 @@ class Worker:
         self._registry: dict[str, float] = {}
         self._registry_watch: asyncio.Task[None] | None = None
         self._leaving = asyncio.Event()
+        self._fleet_sub: Any = None
 
     # -- entry point -------------------------------------------------------
     def run(self) -> None:
@@ -156,6 +157,9 @@ class Worker:
         # A draining worker says when it handed its leases back, so the others look
         # for work at once instead of on their next idle tick.
         await self._nc.subscribe(self.target.wake_subject, cb=woken)
+        self._fleet_sub = await self._nc.subscribe(
+            self.target.fleet_subject, queue="fleet", cb=self._on_fleet
+        )
         self.deadline = time.monotonic() + self.target.lease
         self._registry_watch = asyncio.create_task(self._watch_registry())
         await self._publish_status()
@@ -422,9 +426,11 @@ class Worker:
             return self._take_over(team_id)
         record = self.store.load_team(team_id)
         if body.get("op") == "delete":
-            if record is not None and record.status != TeamStatus.RUNNING:
+            if record is None:
+                return "not_found"
+            if record.status != TeamStatus.RUNNING:
                 self.manager.delete_team(team_id)
-            elif record is not None:
+            else:
                 self.host.adopt(team_id)
                 self.manager.stop_team(team_id)
                 self.manager.delete_team(team_id)
@@ -434,7 +440,12 @@ class Worker:
             if not card:
                 return "not_found"
             self._listen(team_id)
-            self.host.create(decode_card(card), team_id, str(body.get("user_id") or "cli"))
+            self.host.create(
+                decode_card(card),
+                team_id,
+                str(body.get("user_id") or "cli"),
+                body.get("metadata"),
+            )
             # The lease stands for liveness here; the epoch keeps fencing. Dropping the
             # store's own hold frees its session (one per team in PostgreSQL).
             self.store.release_team(team_id)
@@ -601,10 +612,48 @@ class Worker:
         finally:
             self.host.forget(team_id)
 
+    # -- store reads for any client ------------------------------------------
+    async def _on_fleet(self, msg: Any) -> None:
+        task = asyncio.create_task(self._read_store(msg))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _read_store(self, msg: Any) -> None:
+        """Answer a list or record request from the store (no team is touched)."""
+        if self.draining or not msg.reply:
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            answer = await loop.run_in_executor(self.serving, self._read, decode(msg.data))
+        except (TeamError, ValueError) as exc:
+            answer = {"ok": False, "detail": str(exc)}
+        with contextlib.suppress(Exception):
+            await msg.respond(encode(answer))
+
+    def _read(self, body: dict[str, Any]) -> dict[str, Any]:
+        op = body.get("op")
+        if op == "record":
+            record = self.store.load_team(UUID(str(body.get("team_id"))))
+            if record is None or record.status == TeamStatus.DELETED:
+                return {"ok": True, "team": None}
+            return {"ok": True, "team": TeamSummary.of(record).model_dump(mode="json")}
+        if op == "list":
+            status = body.get("status")
+            found = self.store.list_teams(
+                user_id=body.get("user_id"),
+                status=None if status is None else TeamStatus(status),
+                metadata=body.get("metadata") or None,
+            )
+            return {"ok": True, "teams": [TeamSummary.of(p).model_dump(mode="json") for p in found]}
+        raise ValueError(f"unknown store read {op!r}")
+
     # -- drain -------------------------------------------------------------
     async def _drain(self) -> None:
         """Leave the registry, hand every lease back at once, then let go of the teams."""
         started = time.monotonic()
+        if self._fleet_sub is not None:
+            with contextlib.suppress(Exception):
+                await self._fleet_sub.unsubscribe()  # the other workers answer store reads
         with contextlib.suppress(Exception):
             await self._kv.delete(self.name)
         held = list(self.leases.values())
