@@ -189,6 +189,7 @@ def test_an_http_token_goes_on_the_transport_as_a_bearer_header(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("AKGENTIC_TEST_MCP_TOKEN", "t0ken")
+    monkeypatch.setenv("AKGENTIC_MCP_ALLOWED_ENV", "OTHER, AKGENTIC_TEST_MCP_TOKEN")
     transport = build_transport(
         MCPHTTPConnectionConfig(url="https://h/mcp", bearer_token_env="AKGENTIC_TEST_MCP_TOKEN")
     )
@@ -213,3 +214,31 @@ def test_a_server_that_comes_up_later_is_used_by_the_next_run(
             driver.plan = [("echo", {"text": "back"})]
             assert agent.run_sync("second") == "done"
             assert "echo" in driver.offered[1]
+
+
+def test_a_card_cannot_send_a_host_variable_the_operator_did_not_allow(
+    http_server: Callable[[int], AbstractContextManager[None]],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from akgentic_mcp import EnvNotAllowedError
+
+    monkeypatch.setenv("AKGENTIC_TEST_HOST_KEY", "host-api-key")
+    monkeypatch.setenv("AKGENTIC_MCP_ALLOWED_ENV", "SOME_OTHER_TOKEN")
+    port = free_port()
+    connection = MCPHTTPConnectionConfig(
+        url=f"http://127.0.0.1:{port}/mcp", bearer_token_env="AKGENTIC_TEST_HOST_KEY", timeout=5
+    )
+    with pytest.raises(EnvNotAllowedError, match="AKGENTIC_MCP_ALLOWED_ENV"):
+        connection.token()
+    card = MCPTool(connection=connection)
+    driver = Driver()
+    agent: ReactAgent[Any] = ReactAgent(model=FunctionModel(driver), toolsets=card.get_toolsets())
+    with http_server(port), agent, caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+        assert agent.run_sync("go") == "done"
+        assert agent.run_sync("again") == "done"
+    assert driver.offered == [[], []]  # never connected, so the key was never sent
+    refusals = [r.getMessage() for r in caplog.records if "not reached" in r.getMessage()]
+    assert len(refusals) == 1
+    assert "AKGENTIC_TEST_HOST_KEY" in refusals[0] and "AKGENTIC_MCP_ALLOWED_ENV" in refusals[0]
+    assert "host-api-key" not in caplog.text
