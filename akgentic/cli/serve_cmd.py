@@ -39,6 +39,15 @@ def serve_command(
             "(stdio MCP servers); default: $AKGENTIC_ALLOW_HOST_PROCESSES, else refused.",
         ),
     ] = False,
+    origin: Annotated[
+        str | None,
+        typer.Option(
+            "--origin",
+            help="Public origin a TLS reverse proxy serves the console under "
+            "(https://console.example.com): writes from it are accepted.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the web console: list, create, watch and talk to the teams of a store."""
     with cli_errors():
@@ -61,8 +70,13 @@ def serve_command(
             fail(str(exc), 2)
         allowed = allow_host_processes or host_processes_allowed(os.environ)
         event_store = open_store(store, must_exist=False)
+        if origin is not None and not origin.startswith(("https://", "http://")):
+            fail(
+                f"--origin must be an http(s) origin (https://console.example.com): {origin!r}",
+                2,
+            )
         with open_console(
-            event_store, host=host, token=required, allow_host_processes=allowed
+            event_store, host=host, token=required, allow_host_processes=allowed, origin=origin
         ) as console:
             shown = "localhost" if host in ("127.0.0.1", "::1") else host
             base = f"http://{shown}:{port}/"

@@ -127,8 +127,14 @@ def _install_errors(app: FastAPI) -> None:
         app.add_exception_handler(error_type, handler)
 
 
-def create_app(service: ConsoleService, *, token: str, loopback: bool) -> AccessGuard:
-    """The whole console as one ASGI application, behind the :class:`AccessGuard`."""
+def create_app(
+    service: ConsoleService, *, token: str, loopback: bool, origin: str | None = None
+) -> AccessGuard:
+    """The whole console as one ASGI application, behind the :class:`AccessGuard`.
+
+    ``origin`` is the public origin (``https://console.example.com``) when a reverse
+    proxy serves the console under another name: writes from it are accepted.
+    """
     app = FastAPI(
         title="akgentic console",
         version="1",
@@ -305,4 +311,4 @@ def create_app(service: ConsoleService, *, token: str, loopback: bool) -> Access
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    return AccessGuard(app, token, loopback=loopback)
+    return AccessGuard(app, token, loopback=loopback, origin=origin)

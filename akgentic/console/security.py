@@ -9,8 +9,10 @@
   the console sets when the page is opened as ``/?token=<token>``. The query
   parameter is accepted on that page only, which answers with the cookie and a
   redirect to ``/`` so the token leaves the address bar.
-- A request whose ``Origin`` is another site is refused when it changes state,
-  and on loopback the ``Host`` must be a loopback name (no DNS rebinding).
+- A request whose ``Origin`` is another site is refused when it changes state
+  (the console's own origin, or the public origin given with ``--origin`` when a
+  reverse proxy serves it under another name), and on loopback the ``Host`` must
+  be a loopback name (no DNS rebinding).
 """
 
 from __future__ import annotations
@@ -102,12 +104,16 @@ def _host_name(host_header: str) -> str:
 class AccessGuard:
     """ASGI middleware enforcing the rules of the module docstring."""
 
-    def __init__(self, app: ASGIApp, token: str, *, loopback: bool) -> None:
+    def __init__(
+        self, app: ASGIApp, token: str, *, loopback: bool, origin: str | None = None
+    ) -> None:
         if not token or not token.strip():
             raise ValueError("the console always needs a non-empty token")
         self.app = app
         self.token = token
         self.loopback = loopback
+        #: The public origin's host[:port] (a TLS reverse proxy's), accepted besides Host.
+        self.public_netloc = urlsplit(origin).netloc if origin else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -132,8 +138,10 @@ class AccessGuard:
             return 401, "a valid console token is required (open the URL akgentic serve printed)"
         if scope.get("method", "GET") not in _SAFE_METHODS:
             origin = _header(scope, b"origin")
-            if origin is not None and (host is None or urlsplit(origin).netloc != host):
-                return 403, "cross-origin requests may not change anything"
+            if origin is not None:
+                netloc = urlsplit(origin).netloc
+                if netloc != host and (self.public_netloc is None or netloc != self.public_netloc):
+                    return 403, "cross-origin requests may not change anything"
         return None
 
     def _matches(self, candidate: str | None) -> bool:

@@ -53,6 +53,7 @@ def open_console(
     examples_dir: Path | None = DEFAULT_EXAMPLES,
     idle_delay: float | None = None,
     allow_host_processes: bool | None = None,
+    origin: str | None = None,
 ) -> Iterator[Console]:
     """A console over ``store``; on exit its teams are stopped and everything closed.
 
@@ -60,6 +61,8 @@ def open_console(
     (read it from :attr:`Console.token`). ``allow_host_processes`` lets cards
     created through the console start host processes (see
     :mod:`akgentic.cluster.admission`; None reads ``$AKGENTIC_ALLOW_HOST_PROCESSES``).
+    ``origin`` is the public origin a reverse proxy serves the console under
+    (writes from it are accepted).
     """
     from akgentic.cli.session import shut_down
     from akgentic.console.app import create_app
@@ -79,7 +82,7 @@ def open_console(
     manager = TeamManager(system, store, subscribers=[hub], idle_delay=idle_delay)
     service = ConsoleService(manager, hub, examples_dir, allow_host_processes=allow_host_processes)
     try:
-        app = create_app(service, token=token, loopback=is_loopback(host))
+        app = create_app(service, token=token, loopback=is_loopback(host), origin=origin)
         yield Console(service, app, token)
     finally:
         shut_down(manager, system, store)

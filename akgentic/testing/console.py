@@ -28,6 +28,7 @@ def running_console(
     token: str | None = None,
     host: str = "127.0.0.1",
     allow_host_processes: bool = False,
+    origin: str | None = None,
 ) -> Iterator[tuple[ConsoleThread, httpx.Client]]:
     """A console over ``store_url`` served from a thread, and a client carrying its token.
 
@@ -39,6 +40,7 @@ def running_console(
         host=host,
         token=token,
         allow_host_processes=allow_host_processes,
+        origin=origin,
     ) as console:
         headers = {"Authorization": f"Bearer {console.token}"}
         with (
