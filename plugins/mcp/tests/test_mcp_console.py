@@ -36,6 +36,7 @@ members:
             connection:
               stdio_command: {python}
               stdio_args: ["-c", "open({marker!r}, 'w').write('ran on the host')"]
+              stdio_env: {{INLINE_KEY: inline-s3cret-value}}
 message_types:
   - akgentic.agent.AgentMessage
 """
@@ -79,3 +80,14 @@ def test_an_operator_who_allows_host_processes_can_create_it(
     with console as (_server, client):
         created = client.post("/api/teams", json={"card": _card(llm_server, marker)})
         assert created.status_code == 201, created.text
+        team_id = created.json()["team_id"]
+        # The inline stdio_env value is a secret: masked in the inspector's view of the log.
+        count = client.get(f"/api/teams/{team_id}").json()["event_count"]
+        assert count >= 1
+        shown = [client.get(f"/api/teams/{team_id}/events/{n}").text for n in range(1, count + 1)]
+        assert any("INLINE_KEY" in text for text in shown)  # the card is in the log...
+        assert not any("inline-s3cret-value" in text for text in shown)  # ...its secret is not
+        client.post(f"/api/teams/{team_id}/stop")
+    for path in tmp_path.rglob("c.db*"):
+        if path.is_file():
+            assert b"inline-s3cret-value" not in path.read_bytes(), path
