@@ -114,6 +114,8 @@ class AccessGuard:
         self.loopback = loopback
         #: The public origin's host[:port] (a TLS reverse proxy's), accepted besides Host.
         self.public_netloc = urlsplit(origin).netloc if origin else None
+        #: Behind a TLS proxy the cookie is marked Secure (never sent over plain HTTP).
+        self.secure_cookie = bool(origin and origin.startswith("https://"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -176,6 +178,8 @@ class AccessGuard:
 
     async def _set_cookie_and_redirect(self, send: Send) -> None:
         cookie = f"{COOKIE_NAME}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+        if self.secure_cookie:
+            cookie += "; Secure"
         await send(
             {
                 "type": "http.response.start",

@@ -104,10 +104,12 @@ def test_on_loopback_a_given_token_is_enforced(store_url: str) -> None:
 def test_behind_a_proxy_writes_from_the_given_public_origin_only_are_accepted(
     store_url: str,
 ) -> None:
-    with running_console(store_url, origin="https://console.example.com") as (_server, client):
+    with running_console(store_url, origin="https://console.example.com") as (server, client):
         proxied = {"Origin": "https://console.example.com"}
         bad = client.post("/api/teams", json={"example": "nope.yaml"}, headers=proxied)
         assert bad.status_code == 400  # past the origin check, refused as input
         evil = {"Origin": "https://evil.example.com"}
         refused = client.post("/api/teams", json={"example": "nope.yaml"}, headers=evil)
         assert refused.status_code == 403
+        opened = httpx.get(server.page_url)
+        assert opened.status_code == 303 and "; Secure" in opened.headers["set-cookie"]

@@ -39,12 +39,15 @@ class MCPTool(ToolCard):
         max_schema_chars: Longest tool input schema, as JSON (at least 1000); a
             longer one is replaced by a permissive object schema and a note in the
             description. None for no cap.
+        max_tools: Most tools offered from this server (the first ones it lists);
+            None for no cap.
     """
 
     connection: MCPConnectionConfig
     max_result_chars: int | None = Field(default=100_000, ge=1000)
     max_description_chars: int | None = Field(default=4_000, ge=100)
     max_schema_chars: int | None = Field(default=20_000, ge=1000)
+    max_tools: int | None = Field(default=100, ge=1)
 
     def get_tools(self) -> list[Callable[..., Any]]:
         return []
@@ -59,6 +62,7 @@ class MCPTool(ToolCard):
                 self.max_result_chars,
                 self.max_description_chars,
                 self.max_schema_chars,
+                self.max_tools,
             )
         ]
 

@@ -10,7 +10,8 @@ file never imports it. The guard (:class:`MCPGuard`):
   output tool, and repeated names, one WARNING per name;
 - cuts tool descriptions longer than ``max_description_chars`` and replaces an input
   schema longer than ``max_schema_chars`` (as JSON) by a permissive object schema,
-  each with a note, since every description and schema goes into every model request;
+  each with a note, and offers at most ``max_tools`` tools, since every description
+  and schema goes into every model request;
 - cuts results longer than ``max_result_chars``;
 - refuses to connect when the card reads a host variable the operator did not allow
   (``AKGENTIC_MCP_ALLOWED_ENV``), with one WARNING naming the variable and the setting.
@@ -186,6 +187,7 @@ class MCPGuard(WrapperToolset[Any]):
         max_result_chars: Longest result text passed on; None for no cap.
         max_description_chars: Longest tool description passed on; None for no cap.
         max_schema_chars: Longest input schema (as JSON) passed on; None for no cap.
+        max_tools: Most tools offered (the first listed); None for no cap.
         refusal: Why this server may not be reached at all (a host variable the
             operator did not allow); None when it may.
     """
@@ -194,6 +196,7 @@ class MCPGuard(WrapperToolset[Any]):
     max_result_chars: int | None = 100_000
     max_description_chars: int | None = 4_000
     max_schema_chars: int | None = 20_000
+    max_tools: int | None = 100
     refusal: str | None = None
     _entries: list[bool] = field(default_factory=list, init=False, repr=False)
     _warned: set[str] = field(default_factory=set, init=False, repr=False)
@@ -257,6 +260,16 @@ class MCPGuard(WrapperToolset[Any]):
             elif name not in self._warned:
                 self._warned.add(name)
                 logger.warning("%s: tool %r dropped: %s", self.server, name[:100], reason)
+        if self.max_tools is not None and len(kept) > self.max_tools:
+            if "max_tools" not in self._warned:
+                self._warned.add("max_tools")
+                logger.warning(
+                    "%s offers %d tools; only the first %d are offered (max_tools)",
+                    self.server,
+                    len(kept),
+                    self.max_tools,
+                )
+            kept = dict(list(kept.items())[: self.max_tools])
         return kept
 
     @staticmethod
@@ -281,6 +294,7 @@ def guarded(
     max_result_chars: int | None,
     max_description_chars: int | None = 4_000,
     max_schema_chars: int | None = 20_000,
+    max_tools: int | None = 100,
 ) -> MCPGuard:
     """The bare toolset of ``connection`` inside its guard (nothing connects yet).
 
@@ -302,5 +316,6 @@ def guarded(
         max_result_chars=max_result_chars,
         max_description_chars=max_description_chars,
         max_schema_chars=max_schema_chars,
+        max_tools=max_tools,
         refusal=refusal,
     )

@@ -217,24 +217,21 @@ def test_a_server_that_comes_up_later_is_used_by_the_next_run(
 
 
 def test_a_card_cannot_send_a_host_variable_the_operator_did_not_allow(
-    http_server: Callable[[int], AbstractContextManager[None]],
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
+    http_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     from akgentic_mcp import EnvNotAllowedError
 
     monkeypatch.setenv("AKGENTIC_TEST_HOST_KEY", "host-api-key")
     monkeypatch.setenv("AKGENTIC_MCP_ALLOWED_ENV", "SOME_OTHER_TOKEN")
-    port = free_port()
     connection = MCPHTTPConnectionConfig(
-        url=f"http://127.0.0.1:{port}/mcp", bearer_token_env="AKGENTIC_TEST_HOST_KEY", timeout=5
+        url=http_url, bearer_token_env="AKGENTIC_TEST_HOST_KEY", timeout=5
     )
     with pytest.raises(EnvNotAllowedError, match="AKGENTIC_MCP_ALLOWED_ENV"):
         connection.token()
     card = MCPTool(connection=connection)
     driver = Driver()
     agent: ReactAgent[Any] = ReactAgent(model=FunctionModel(driver), toolsets=card.get_toolsets())
-    with http_server(port), agent, caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+    with agent, caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
         assert agent.run_sync("go") == "done"
         assert agent.run_sync("again") == "done"
     assert driver.offered == [[], []]  # never connected, so the key was never sent
@@ -242,3 +239,21 @@ def test_a_card_cannot_send_a_host_variable_the_operator_did_not_allow(
     assert len(refusals) == 1
     assert "AKGENTIC_TEST_HOST_KEY" in refusals[0] and "AKGENTIC_MCP_ALLOWED_ENV" in refusals[0]
     assert "host-api-key" not in caplog.text
+
+    with pytest.raises(EnvNotAllowedError, match="AKGENTIC_TEST_HOST_KEY"):
+        asyncio.run(list_mcp_tools(connection))
+    monkeypatch.setenv("AKGENTIC_MCP_ALLOWED_ENV", "AKGENTIC_TEST_HOST_KEY")
+    allowed = Driver()
+    run_once(MCPTool(connection=connection), allowed)
+    assert "echo" in allowed.offered[0]
+
+
+def test_a_server_offering_too_many_tools_is_cut_to_max_tools(
+    http_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    card = MCPTool(connection=MCPHTTPConnectionConfig(url=http_url), max_tools=2)
+    driver = Driver()
+    with caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+        run_once(card, driver)
+    assert len(driver.offered[0]) == 2
+    assert any("offers 6 tools" in r.getMessage() for r in caplog.records)
