@@ -2,7 +2,8 @@
 
 The transport is always the one configured (never guessed from a URL).
 
-Credential-bearing fields are ``bearer_token`` and every value of ``stdio_env``.
+Credential-bearing fields are ``bearer_token``, every value of ``stdio_env`` and
+the password of a ``url``'s user info.
 They are secrets: masked in every dump (so in the event log, the console and
 ``team inspect``), never logged, and a mask reads back as nothing, so an inline
 secret does not survive a resume. Secrets that must survive are named by host
@@ -155,8 +156,21 @@ class MCPHTTPConnectionConfig(_Connection):
     def _absolute_http(cls, url: str) -> str:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"url must be an absolute http(s) URL with a host, got {url!r}")
-        return url
+            raise ValueError("url must be an absolute http(s) URL with a host")
+        return _with_password(url, None) if parts.password == _MASK else url
+
+    @field_serializer("url")
+    def _masked_password(self, url: str) -> str:
+        return url if urlsplit(url).password is None else _with_password(url, _MASK)
+
+
+def _with_password(url: str, password: str | None) -> str:
+    """``url`` with the password of its user info replaced (None: removed)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.netloc.rpartition("@")[0].partition(":")[0]
+    userinfo = user if password is None else f"{user}:{password}"
+    return urlunsplit(parts._replace(netloc=f"{userinfo}@{host}"))
 
 
 class MCPStdioConnectionConfig(_Connection):

@@ -257,3 +257,16 @@ def test_a_server_offering_too_many_tools_is_cut_to_max_tools(
         run_once(card, driver)
     assert len(driver.offered[0]) == 2
     assert any("offers 6 tools" in r.getMessage() for r in caplog.records)
+
+
+def test_a_password_in_the_url_is_masked_in_dumps_and_reads_back_as_none() -> None:
+    card = MCPTool(connection=MCPHTTPConnectionConfig(url="https://me:pa55word@h:8443/mcp?x=1"))
+    dumped = card.model_dump_json()
+    assert "pa55word" not in dumped
+    assert card.model_dump()["connection"]["url"] == "https://me:**********@h:8443/mcp?x=1"
+    reloaded = MCPTool.model_validate_json(dumped)
+    assert isinstance(reloaded.connection, MCPHTTPConnectionConfig)
+    assert reloaded.connection.url == "https://me@h:8443/mcp?x=1"
+    with pytest.raises(ValidationError) as refused:
+        MCPHTTPConnectionConfig(url="ftp://me:pa55word@h/mcp")
+    assert "pa55word" not in str(refused.value).split("input_value")[0]
