@@ -20,6 +20,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import re
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from http.cookies import CookieError, SimpleCookie
@@ -28,9 +29,11 @@ from urllib.parse import parse_qs, urlsplit
 
 __all__ = [
     "COOKIE_NAME",
+    "MIN_TOKEN_LENGTH",
     "SECURITY_HEADERS",
     "TOKEN_ENV_VAR",
     "AccessGuard",
+    "check_token",
     "is_loopback",
     "new_token",
     "resolve_token",
@@ -68,6 +71,23 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+#: What a token may hold: it travels in a header, a cookie and a URL unquoted.
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~+/=-]+")
+#: Shortest token ``serve`` accepts (a generated one has 32 characters).
+MIN_TOKEN_LENGTH = 16
+
+
+def check_token(token: str) -> str:
+    """``token`` when it is usable in a header, a cookie and a URL; else ValueError."""
+    if not token.strip():
+        raise ValueError("the console token must not be empty")
+    if not _TOKEN_CHARS.fullmatch(token):
+        raise ValueError(
+            "the console token may hold only letters, digits and the characters . _ ~ + / = -"
+        )
+    return token
+
+
 def new_token() -> str:
     """A fresh random console token (192 bits, URL-safe)."""
     return secrets.token_urlsafe(24)
@@ -77,12 +97,14 @@ def resolve_token(given: str | None, env: Mapping[str, str]) -> tuple[str, bool]
     """The token to require and whether it was generated.
 
     The one given, else ``$AKGENTIC_CONSOLE_TOKEN``, else a new random token (the
-    caller prints it). An empty or blank token is refused.
+    caller prints it). A blank token, one shorter than :data:`MIN_TOKEN_LENGTH`
+    or one with other characters than :func:`check_token` allows is refused.
     """
     token = given if given is not None else env.get(TOKEN_ENV_VAR)
     if token is not None:
-        if not token.strip():
-            raise ValueError("the console token must not be empty")
+        check_token(token)
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise ValueError(f"the console token must be at least {MIN_TOKEN_LENGTH} characters")
         return token, False
     return new_token(), True
 
@@ -107,8 +129,7 @@ class AccessGuard:
     def __init__(
         self, app: ASGIApp, token: str, *, loopback: bool, origin: str | None = None
     ) -> None:
-        if not token or not token.strip():
-            raise ValueError("the console always needs a non-empty token")
+        check_token(token)
         self.app = app
         self.token = token
         self.loopback = loopback

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from akgentic.console.hub import ConsoleHub
-from akgentic.console.security import is_loopback, new_token
+from akgentic.console.security import check_token, is_loopback, new_token
 from akgentic.console.service import ConsoleService
 
 if TYPE_CHECKING:
@@ -69,10 +69,7 @@ def open_console(
     from akgentic.core.actor_system import ActorSystem
     from akgentic.team.manager import TeamManager
 
-    if token is None:
-        token = new_token()
-    elif not token.strip():
-        raise ValueError("the console token must not be empty")
+    token = new_token() if token is None else check_token(token)
     if allow_host_processes is None:
         from akgentic.cluster.admission import host_processes_allowed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from akgentic.testing.console import ServeProcess, running_console
 
@@ -64,18 +65,28 @@ def test_off_loopback_without_a_token_one_is_generated_and_every_request_needs_i
         _assert_every_request_needs_the_token(serve)
 
 
-def test_an_empty_token_is_refused_at_start(store_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("token", "problem"),
+    [
+        (" ", "token must not be empty"),
+        ("short-token", "at least 16 characters"),
+        ("a" * 20 + "; Path=/evil", "may hold only letters"),
+    ],
+)
+def test_an_empty_short_or_malformed_token_is_refused_at_start(
+    store_url: str, tmp_path: Path, token: str, problem: str
+) -> None:
     import subprocess
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "akgentic.cli", "serve", "--store", store_url, "--token", " "],
+        [sys.executable, "-m", "akgentic.cli", "serve", "--store", store_url, "--token", token],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=tmp_path,
     )
-    assert done.returncode == 2 and "token must not be empty" in done.stderr
+    assert done.returncode == 2 and problem in done.stderr
 
 
 def test_cross_site_writes_and_foreign_host_names_are_refused(store_url: str) -> None:
@@ -93,8 +104,8 @@ def test_cross_site_writes_and_foreign_host_names_are_refused(store_url: str) ->
 
 
 def test_on_loopback_a_given_token_is_enforced(store_url: str) -> None:
-    with running_console(store_url, token="s3cret-token") as (server, client):
-        assert server.token == "s3cret-token"
+    with running_console(store_url, token="s3cret-token-0123") as (server, client):
+        assert server.token == "s3cret-token-0123"
         assert client.get("/api/teams").status_code == 200
         assert httpx.get(server.url + "api/teams").status_code == 401
         bad = httpx.get(server.url + "api/teams", headers={"Cookie": "akgentic_console_token=x"})
