@@ -19,6 +19,7 @@ so when the host sees a message the team's persistence has just numbered it.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -58,8 +59,17 @@ class Delivery:
 class TeamHost:
     """Inbound delivery, durable event listeners and replay over one manager."""
 
-    def __init__(self, manager: TeamManager) -> None:
+    def __init__(self, manager: TeamManager, *, allow_host_processes: bool | None = None) -> None:
+        from akgentic.cluster.admission import host_processes_allowed
+
         self.manager = manager
+        #: Whether created cards may start host processes; None: ask the environment
+        #: (``$AKGENTIC_ALLOW_HOST_PROCESSES``), as a worker taking remote placements does.
+        self.allow_host_processes = (
+            host_processes_allowed(os.environ)
+            if allow_host_processes is None
+            else allow_host_processes
+        )
         self._lock = threading.Lock()
         self._delivered: dict[UUID, dict[UUID, int]] = {}
         self._pending: dict[UUID, Future[int]] = {}
@@ -80,8 +90,13 @@ class TeamHost:
     ) -> TeamRuntime:
         """Create a team in the manager; returns once its first events are durable.
 
-        ``metadata`` is what ``TeamManager.create_team`` takes (validated there).
+        ``metadata`` is what ``TeamManager.create_team`` takes (validated there). A card
+        that would start host processes is refused unless they are allowed
+        (:class:`~akgentic.cluster.admission.HostProcessesRefusedError`).
         """
+        from akgentic.cluster.admission import check_host_processes
+
+        check_host_processes(card, allowed=self.allow_host_processes, source="a placed team")
         runtime = self.manager.create_team(
             card, user_id=user_id, team_id=team_id, metadata=metadata
         )

@@ -40,7 +40,8 @@ class LocalRuntime:
         self._owns_store = owns_store
         self._system = ActorSystem()
         self.manager = TeamManager(self._system, event_store)
-        self.host = TeamHost(self.manager)
+        # The local runtime runs the caller's own cards: host processes are theirs to start.
+        self.host = TeamHost(self.manager, allow_host_processes=True)
         self._lock = threading.Lock()
 
     def create(

@@ -20,9 +20,9 @@ from uuid import UUID
 
 from fastapi import FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from akgentic.console.hub import StreamClient
 from akgentic.console.security import AccessGuard
@@ -35,17 +35,29 @@ STATIC_DIR = FilePath(__file__).resolve().parent / "static"
 KEEP_ALIVE = 15.0
 
 
-Text = Annotated[str, Field(max_length=100_000)]
+def _encodable(text: str) -> str:
+    """Refuse text that is not valid Unicode (a JSON ``\\ud800`` escape decodes to a lone
+    surrogate, which no store, file or response can encode)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text must be valid Unicode (no lone surrogate)") from None
+    return text
+
+
+Encodable = AfterValidator(_encodable)
+Text = Annotated[str, Field(max_length=100_000), Encodable]
+Name = Annotated[str, Field(max_length=200), Encodable]
 
 
 class CreateTeam(BaseModel):
     """Create a team from one of the examples (by file name) or from a card's YAML text."""
 
     model_config = ConfigDict(extra="forbid")
-    example: Annotated[str, Field(max_length=200)] | None = None
-    card: Annotated[str, Field(max_length=1_000_000)] | None = None
-    source: Annotated[str, Field(max_length=200)] = "uploaded card"
-    metadata: dict[Annotated[str, Field(max_length=200)], Text] | None = None
+    example: Name | None = None
+    card: Annotated[str, Field(max_length=1_000_000), Encodable] | None = None
+    source: Name = "uploaded card"
+    metadata: dict[Name, Text] | None = None
 
 
 class SendText(BaseModel):
@@ -61,6 +73,7 @@ def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
 
 def _install_errors(app: FastAPI) -> None:
     """The CLI's errors, as HTTP statuses: invalid input 4xx, impossible in the state 409."""
+    from fastapi.exceptions import RequestValidationError
     from pydantic import ValidationError
 
     from akgentic.plugins import PluginError, UnknownPluginNameError
@@ -71,6 +84,17 @@ def _install_errors(app: FastAPI) -> None:
         TeamNotFoundError,
         TeamStateError,
     )
+
+    @app.exception_handler(RequestValidationError)
+    async def _request(request: Request, exc: RequestValidationError) -> Response:
+        # The input is not echoed: it may be huge (a card) or not encodable (a lone
+        # surrogate), and the client has it anyway.
+        problems = [
+            {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
+            for e in exc.errors()
+        ]
+        body = json.dumps({"detail": problems}, ensure_ascii=True, default=str)
+        return Response(body, status_code=422, media_type="application/json")
 
     @app.exception_handler(TeamCardValidationError)
     async def _card(request: Request, exc: TeamCardValidationError) -> JSONResponse:
@@ -103,8 +127,14 @@ def _install_errors(app: FastAPI) -> None:
         app.add_exception_handler(error_type, handler)
 
 
-def create_app(service: ConsoleService, *, token: str | None, loopback: bool) -> AccessGuard:
-    """The whole console as one ASGI application, behind the :class:`AccessGuard`."""
+def create_app(
+    service: ConsoleService, *, token: str, loopback: bool, origin: str | None = None
+) -> AccessGuard:
+    """The whole console as one ASGI application, behind the :class:`AccessGuard`.
+
+    ``origin`` is the public origin (``https://console.example.com``) when a reverse
+    proxy serves the console under another name: writes from it are accepted.
+    """
     app = FastAPI(
         title="akgentic console",
         version="1",
@@ -281,4 +311,4 @@ def create_app(service: ConsoleService, *, token: str | None, loopback: bool) ->
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    return AccessGuard(app, token, loopback=loopback)
+    return AccessGuard(app, token, loopback=loopback, origin=origin)

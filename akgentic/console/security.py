@@ -1,13 +1,18 @@
 """The console's access rules: the token, the Host and Origin checks.
 
-- On a loopback address the console runs without a token unless one is given.
-  Anywhere else a token is required: the one given (``--token`` or
-  ``$AKGENTIC_CONSOLE_TOKEN``), else a generated one that ``serve`` prints.
-- With a token, every request (page, static files, API, stream) must carry it:
-  ``Authorization: Bearer <token>``, the cookie the console sets when the page
-  is opened as ``/?token=<token>``, or the ``token`` query parameter.
-- A request whose ``Origin`` is another site is refused when it changes state,
-  and on loopback the ``Host`` must be a loopback name (no DNS rebinding).
+- A token is always required, on loopback too (other local users and sandboxed
+  code with network access can reach a loopback port): the one given
+  (``--token`` or ``$AKGENTIC_CONSOLE_TOKEN``), else a generated one that
+  ``serve`` prints inside the URL to open.
+- Every request (page, static files, API, stream) must carry it: either
+  ``Authorization: Bearer <token>`` or the cookie (HttpOnly, SameSite=Strict)
+  the console sets when the page is opened as ``/?token=<token>``. The query
+  parameter is accepted on that page only, which answers with the cookie and a
+  redirect to ``/`` so the token leaves the address bar.
+- A request whose ``Origin`` is another site is refused when it changes state
+  (the console's own origin, or the public origin given with ``--origin`` when a
+  reverse proxy serves it under another name), and on loopback the ``Host`` must
+  be a loopback name (no DNS rebinding).
 """
 
 from __future__ import annotations
@@ -15,18 +20,22 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import re
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from http.cookies import SimpleCookie
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 __all__ = [
     "COOKIE_NAME",
+    "MIN_TOKEN_LENGTH",
     "SECURITY_HEADERS",
     "TOKEN_ENV_VAR",
     "AccessGuard",
+    "check_token",
     "is_loopback",
+    "new_token",
     "resolve_token",
 ]
 
@@ -62,20 +71,42 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def resolve_token(host: str, given: str | None, env: Mapping[str, str]) -> tuple[str | None, bool]:
+#: What a token may hold: it travels in a header, a cookie and a URL unquoted.
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~+/=-]+")
+#: Shortest token ``serve`` accepts (a generated one has 32 characters).
+MIN_TOKEN_LENGTH = 16
+
+
+def check_token(token: str) -> str:
+    """``token`` when it is usable in a header, a cookie and a URL; else ValueError."""
+    if not token.strip():
+        raise ValueError("the console token must not be empty")
+    if not _TOKEN_CHARS.fullmatch(token):
+        raise ValueError(
+            "the console token may hold only letters, digits and the characters . _ ~ + / = -"
+        )
+    return token
+
+
+def new_token() -> str:
+    """A fresh random console token (192 bits, URL-safe)."""
+    return secrets.token_urlsafe(24)
+
+
+def resolve_token(given: str | None, env: Mapping[str, str]) -> tuple[str, bool]:
     """The token to require and whether it was generated.
 
-    Loopback with nothing given: no token. Off loopback with nothing given: a new
-    random token (the caller prints it). An empty or blank token is refused.
+    The one given, else ``$AKGENTIC_CONSOLE_TOKEN``, else a new random token (the
+    caller prints it). A blank token, one shorter than :data:`MIN_TOKEN_LENGTH`
+    or one with other characters than :func:`check_token` allows is refused.
     """
     token = given if given is not None else env.get(TOKEN_ENV_VAR)
     if token is not None:
-        if not token.strip():
-            raise ValueError("the console token must not be empty")
+        check_token(token)
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise ValueError(f"the console token must be at least {MIN_TOKEN_LENGTH} characters")
         return token, False
-    if is_loopback(host):
-        return None, False
-    return secrets.token_urlsafe(24), True
+    return new_token(), True
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -95,10 +126,17 @@ def _host_name(host_header: str) -> str:
 class AccessGuard:
     """ASGI middleware enforcing the rules of the module docstring."""
 
-    def __init__(self, app: ASGIApp, token: str | None, *, loopback: bool) -> None:
+    def __init__(
+        self, app: ASGIApp, token: str, *, loopback: bool, origin: str | None = None
+    ) -> None:
+        check_token(token)
         self.app = app
         self.token = token
         self.loopback = loopback
+        #: The public origin's host[:port] (a TLS reverse proxy's), accepted besides Host.
+        self.public_netloc = urlsplit(origin).netloc if origin else None
+        #: Behind a TLS proxy the cookie is marked Secure (never sent over plain HTTP).
+        self.secure_cookie = bool(origin and origin.startswith("https://"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -109,26 +147,28 @@ class AccessGuard:
             status, detail = problem
             await _refuse(send, status, detail)
             return
-        cookie = self.token is not None and self._from_query(scope) and not self._from_cookie(scope)
-        await self.app(scope, receive, self._with_headers(send, cookie))
+        if self._opening_page(scope) and not self._from_cookie(scope):
+            await self._set_cookie_and_redirect(send)
+            return
+        await self.app(scope, receive, self._with_headers(send))
 
     # -- checks -----------------------------------------------------------
     def _problem(self, scope: Scope) -> tuple[int, str] | None:
         host = _header(scope, b"host")
         if self.loopback and host is not None and _host_name(host) not in _LOOPBACK_NAMES:
             return 403, "this console only answers to a loopback host name"
-        if self.token is not None and not (
-            self._from_header(scope) or self._from_cookie(scope) or self._from_query(scope)
-        ):
-            return 401, "a valid console token is required"
+        if not (self._from_header(scope) or self._from_cookie(scope) or self._opening_page(scope)):
+            return 401, "a valid console token is required (open the URL akgentic serve printed)"
         if scope.get("method", "GET") not in _SAFE_METHODS:
             origin = _header(scope, b"origin")
-            if origin is not None and (host is None or urlsplit(origin).netloc != host):
-                return 403, "cross-origin requests may not change anything"
+            if origin is not None:
+                netloc = urlsplit(origin).netloc
+                if netloc != host and (self.public_netloc is None or netloc != self.public_netloc):
+                    return 403, "cross-origin requests may not change anything"
         return None
 
     def _matches(self, candidate: str | None) -> bool:
-        if candidate is None or self.token is None:
+        if candidate is None:
             return False
         return hmac.compare_digest(candidate.encode(), self.token.encode())
 
@@ -144,27 +184,44 @@ class AccessGuard:
         cookie: SimpleCookie = SimpleCookie()
         try:
             cookie.load(raw)
-        except Exception:  # a malformed cookie header is simply not a credential
+        except CookieError:  # a malformed cookie header is simply not a credential
             return False
         morsel = cookie.get(COOKIE_NAME)
         return morsel is not None and self._matches(morsel.value)
 
-    def _from_query(self, scope: Scope) -> bool:
+    def _opening_page(self, scope: Scope) -> bool:
+        """A GET of the page itself carrying the right ``?token=`` (the printed URL)."""
+        if scope.get("method") not in ("GET", "HEAD") or scope.get("path") != "/":
+            return False
         query = scope.get("query_string", b"").decode("latin-1")
         values = parse_qs(query).get("token", [])
         return any(self._matches(v) for v in values)
 
-    def _with_headers(self, send: Send, cookie: bool) -> Send:
-        token = self.token or ""
+    async def _set_cookie_and_redirect(self, send: Send) -> None:
+        cookie = f"{COOKIE_NAME}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+        if self.secure_cookie:
+            cookie += "; Secure"
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", b"/"),
+                    (b"content-length", b"0"),
+                    (b"set-cookie", cookie.encode("latin-1")),
+                    *SECURITY_HEADERS,
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
 
+    @staticmethod
+    def _with_headers(send: Send) -> Send:
         async def sending(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {key.lower() for key, _value in headers}
                 headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
-                if cookie:
-                    value = f"{COOKIE_NAME}={token}; Path=/; HttpOnly; SameSite=Strict"
-                    headers.append((b"set-cookie", value.encode("latin-1")))
                 message["headers"] = headers
             await send(message)
 

@@ -8,6 +8,7 @@ runs is stopped, the actor system shut down, the store closed);
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from akgentic.console.hub import ConsoleHub
-from akgentic.console.security import is_loopback
+from akgentic.console.security import check_token, is_loopback, new_token
 from akgentic.console.service import ConsoleService
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Console:
 
     service: ConsoleService
     app: Any
-    token: str | None
+    token: str
 
     def close_streams(self) -> None:
         """End the open event streams, so the server can stop without waiting on them."""
@@ -51,26 +52,35 @@ def open_console(
     token: str | None = None,
     examples_dir: Path | None = DEFAULT_EXAMPLES,
     idle_delay: float | None = None,
+    allow_host_processes: bool | None = None,
+    origin: str | None = None,
 ) -> Iterator[Console]:
     """A console over ``store``; on exit its teams are stopped and everything closed.
 
-    Off loopback a ``token`` is required (``ValueError`` without one): callers
-    resolve it with :func:`akgentic.console.security.resolve_token` first.
+    Every request must carry ``token``; without one a random token is generated
+    (read it from :attr:`Console.token`). ``allow_host_processes`` lets cards
+    created through the console start host processes (see
+    :mod:`akgentic.cluster.admission`; None reads ``$AKGENTIC_ALLOW_HOST_PROCESSES``).
+    ``origin`` is the public origin a reverse proxy serves the console under
+    (writes from it are accepted).
     """
     from akgentic.cli.session import shut_down
     from akgentic.console.app import create_app
     from akgentic.core.actor_system import ActorSystem
     from akgentic.team.manager import TeamManager
 
-    loopback = is_loopback(host)
-    if not loopback and not token:
-        raise ValueError(f"serving on {host} (not loopback) needs a token")
+    token = new_token() if token is None else check_token(token)
+    if allow_host_processes is None:
+        from akgentic.cluster.admission import host_processes_allowed
+
+        allow_host_processes = host_processes_allowed(os.environ)
     hub = ConsoleHub()
     system = ActorSystem()
     manager = TeamManager(system, store, subscribers=[hub], idle_delay=idle_delay)
-    service = ConsoleService(manager, hub, examples_dir)
+    service = ConsoleService(manager, hub, examples_dir, allow_host_processes=allow_host_processes)
     try:
-        yield Console(service, create_app(service, token=token, loopback=loopback), token)
+        app = create_app(service, token=token, loopback=is_loopback(host), origin=origin)
+        yield Console(service, app, token)
     finally:
         shut_down(manager, system, store)
 
@@ -126,6 +136,8 @@ class ConsoleThread:
         self.server = _server(app, host, port, before_exit)
         #: The :class:`Console` served, when the caller records it (tests, benchmarks).
         self.console: Console | None = None
+        #: The token requests must carry, when the caller records it.
+        self.token: str | None = None
         self._before_exit = before_exit
         self._thread = threading.Thread(target=self.server.run, name="console", daemon=True)
 
@@ -133,6 +145,13 @@ class ConsoleThread:
     def url(self) -> str:
         """The base URL, ending in ``/``."""
         return f"http://{self.host}:{self.port}/"
+
+    @property
+    def page_url(self) -> str:
+        """The URL to open in a browser: the page with the token (sets the cookie)."""
+        from urllib.parse import quote
+
+        return f"{self.url}?token={quote(self.token, safe='')}" if self.token else self.url
 
     def __enter__(self) -> ConsoleThread:
         self._thread.start()

@@ -149,9 +149,16 @@ class ConsoleService:
     """The console's operations (see the module docstring)."""
 
     def __init__(
-        self, manager: TeamManager, hub: ConsoleHub, examples_dir: Path | None = None
+        self,
+        manager: TeamManager,
+        hub: ConsoleHub,
+        examples_dir: Path | None = None,
+        *,
+        allow_host_processes: bool = False,
     ) -> None:
         self.manager = manager
+        #: Whether cards created here may start host processes (see akgentic.cluster.admission).
+        self.allow_host_processes = allow_host_processes
         self.hub = hub
         self.examples_dir = examples_dir.resolve() if examples_dir is not None else None
         self._history = _History()
@@ -238,6 +245,7 @@ class ConsoleService:
     ) -> dict[str, Any]:
         """Create a team from an example's name or a card's YAML text, as ``team create``."""
         from akgentic.cli.session import CliError, check_models
+        from akgentic.cluster.admission import check_host_processes
 
         if (example is None) == (card is None):
             raise InputError("give exactly one of 'example' (a name) and 'card' (YAML text)")
@@ -246,6 +254,9 @@ class ConsoleService:
         else:
             text, origin = str(card), source
         team_card = self.manager.parse_card(text, origin)
+        check_host_processes(
+            team_card, allowed=self.allow_host_processes, source="a team created in the console"
+        )
         try:
             check_models(team_card)
         except CliError as exc:

@@ -23,17 +23,33 @@ __all__ = ["ServeProcess", "StreamReader", "running_console"]
 
 @contextmanager
 def running_console(
-    store_url: str, *, token: str | None = None, host: str = "127.0.0.1"
+    store_url: str,
+    *,
+    token: str | None = None,
+    host: str = "127.0.0.1",
+    allow_host_processes: bool = False,
+    origin: str | None = None,
 ) -> Iterator[tuple[ConsoleThread, httpx.Client]]:
-    """A console over ``store_url`` served from a thread, and a client on it."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with (
-        open_console(open_event_store(store_url), host=host, token=token) as console,
-        ConsoleThread(console.app, before_exit=console.close_streams) as server,
-        httpx.Client(base_url=server.url, headers=headers, timeout=60) as client,
-    ):
-        server.console = console
-        yield server, client
+    """A console over ``store_url`` served from a thread, and a client carrying its token.
+
+    Without ``token`` the console generates one; it is in ``server.token`` (and
+    ``server.page_url`` is the URL a browser opens).
+    """
+    with open_console(
+        open_event_store(store_url),
+        host=host,
+        token=token,
+        allow_host_processes=allow_host_processes,
+        origin=origin,
+    ) as console:
+        headers = {"Authorization": f"Bearer {console.token}"}
+        with (
+            ConsoleThread(console.app, before_exit=console.close_streams) as server,
+            httpx.Client(base_url=server.url, headers=headers, timeout=60) as client,
+        ):
+            server.console = console
+            server.token = console.token
+            yield server, client
 
 
 class StreamReader:
@@ -95,7 +111,10 @@ class ServeProcess:
 
     ``args`` are added to the command line; the process's stderr (where the URL
     and any generated token are printed) is kept in :attr:`output` once it ended,
-    and read live by :meth:`wait_for_output`.
+    and read live by :meth:`wait_for_output`. Once started, :attr:`token` is the
+    token the console requires (the generated one read from the printed URL, or
+    the one given by ``--token`` / ``$AKGENTIC_CONSOLE_TOKEN``), :attr:`page_url`
+    the URL a browser opens, and :meth:`client` an HTTP client carrying it.
     """
 
     def __init__(self, store_url: str, cwd: str, *args: str, env: dict[str, str] | None = None):
@@ -123,6 +142,7 @@ class ServeProcess:
         self.output = ""
         self._lines: queue.Queue[str] = queue.Queue()
         self.process: Any = None
+        self.token: str | None = None
 
     def __enter__(self) -> ServeProcess:
         import subprocess
@@ -144,10 +164,37 @@ class ServeProcess:
                 raise AssertionError(f"akgentic serve exited early: {self.output}")
             try:
                 httpx.get(self.url + "static/console.css", timeout=2)
-                return self
             except httpx.TransportError:
                 self.process_wait(0.1)
+                continue
+            self.token = self._given_token() or self._printed_token()
+            return self
         raise AssertionError("akgentic serve did not answer within 60 s")
+
+    def _given_token(self) -> str | None:
+        if "--token" in self.command:
+            return str(self.command[self.command.index("--token") + 1])
+        return self.env.get("AKGENTIC_CONSOLE_TOKEN")
+
+    def _printed_token(self) -> str:
+        from urllib.parse import parse_qs, urlsplit
+
+        line = self.wait_for_output("?token=")
+        url = line.split("open ", 1)[1].strip()
+        return parse_qs(urlsplit(url).query)["token"][0]
+
+    @property
+    def page_url(self) -> str:
+        """The URL to open in a browser: the page with the token (it sets the cookie)."""
+        from urllib.parse import quote
+
+        return f"{self.url}?token={quote(self.token or '', safe='')}"
+
+    def client(self) -> httpx.Client:
+        """An HTTP client on the console carrying its token (close it after use)."""
+        return httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=60
+        )
 
     def process_wait(self, seconds: float) -> None:
         """Wait up to ``seconds`` for the process to end (a bounded pause)."""

@@ -141,8 +141,11 @@ def store_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def shared_console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """A console (base URL) over a fresh store with one team that already talked (its id)."""
+def shared_console(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, str, str]]:
+    """A console (base URL) over a fresh store with one team that already talked (its id),
+    and the console's token."""
     from akgentic.testing.console import StreamReader, running_console
 
     directory = tmp_path_factory.mktemp("console")
@@ -156,4 +159,5 @@ def shared_console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
                 reader.wait_for(lambda row: row["kind"] == "message" and row["to_human"])
             finally:
                 reader.close()
-            yield console.url, team_id
+            assert console.token is not None
+            yield console.url, team_id, console.token

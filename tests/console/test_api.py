@@ -149,3 +149,23 @@ def test_panes_show_the_skill_menu_and_pending_notifications(
         assert panes["notification"]["blocks"] == [
             {"kind": "text", "text": "No pending notification."}
         ]
+
+
+def test_a_lone_surrogate_in_a_json_body_is_refused_with_a_4xx(
+    store_url: str, card_text: str
+) -> None:
+    with running_console(store_url) as (_server, client):
+        team_id = _create(client, card_text)
+        bodies = [
+            ("/api/teams", '{"card": "name: x\\ud800"}'),
+            ("/api/teams", '{"example": "demo\\udfff.yaml"}'),
+            ("/api/teams", '{"card": "name: x", "source": "\\ud800"}'),
+            ("/api/teams", '{"card": "name: x", "metadata": {"\\ud800": "v"}}'),
+            ("/api/teams", '{"card": "name: x", "metadata": {"k": "\\udbff"}}'),
+            (f"/api/teams/{team_id}/messages", '{"text": "hello \\ud800"}'),
+            (f"/api/teams/{team_id}/questions/q1/answer", '{"text": "\\ud800"}'),
+        ]
+        for path, body in bodies:
+            answer = client.post(path, content=body, headers={"Content-Type": "application/json"})
+            assert 400 <= answer.status_code < 500, (path, body, answer.status_code, answer.text)
+        assert client.get(f"/api/teams/{team_id}").status_code == 200

@@ -93,7 +93,7 @@ def test_the_walk_through_in_a_real_browser(
     with ServeProcess(store_url, str(tmp_path)) as serve:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(serve.url)
+        page.goto(serve.page_url)
         expect(page.get_by_test_id("teams")).to_contain_text("no team")
         _shot(page, "list")
 
@@ -159,7 +159,7 @@ def test_the_walk_through_in_a_real_browser(
     with ServeProcess(store_url, str(tmp_path)) as serve:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(serve.url + f"#/team/{team_id}")
+        page.goto(serve.page_url + f"#/team/{team_id}")
         expect(page.get_by_test_id("team-status")).to_contain_text("stopped")
         expect(page.get_by_test_id("question")).to_contain_text("Which colour")
         page.get_by_test_id("team-resume").click()
@@ -271,7 +271,7 @@ def test_the_graph_and_workspace_panes_in_a_real_browser(
     with ServeProcess(store_url, str(tmp_path), env=env) as serve:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(serve.url + f"#/team/{team_id}")
+        page.goto(serve.page_url + f"#/team/{team_id}")
         graph = page.locator('[data-pane="knowledge_graph"]')
         expect(graph).to_contain_text("3 entities · 1 relations")
         graph.locator("summary").click()

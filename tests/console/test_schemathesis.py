@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
 
-def test_no_request_gets_a_server_error(shared_console: tuple[str, str]) -> None:
-    url, _team_id = shared_console
-    schema = schemathesis.openapi.from_url(url + "api/openapi.json")
+def test_no_request_gets_a_server_error(shared_console: tuple[str, str, str]) -> None:
+    url, _team_id, token = shared_console
+    auth = {"Authorization": f"Bearer {token}"}
+    schema = schemathesis.openapi.from_url(url + "api/openapi.json", headers=auth)
     operations = [result.ok() for result in schema.get_all_operations()]  # type: ignore[union-attr]
     checked = [op for op in operations if not op.path.endswith("/stream")]
     assert len(checked) >= 12, [op.path for op in operations]
@@ -30,6 +31,6 @@ def test_no_request_gets_a_server_error(shared_console: tuple[str, str]) -> None
             database=None,
         )
         def call(case: Any) -> None:
-            case.call_and_validate(checks=[not_a_server_error])
+            case.call_and_validate(headers=auth, checks=[not_a_server_error])
 
         call()

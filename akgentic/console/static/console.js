@@ -3,8 +3,6 @@
 // parsed as HTML.
 "use strict";
 
-const TOKEN = new URLSearchParams(location.search).get("token");
-
 // ------------------------------------------------------------------ helpers
 
 function el(tag, attrs, ...children) {
@@ -30,7 +28,6 @@ function flash(message, isError) {
 
 async function api(method, path, body) {
   const headers = { "Accept": "application/json" };
-  if (TOKEN) headers["Authorization"] = "Bearer " + TOKEN;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
@@ -215,7 +212,8 @@ class TeamPage {
   }
 
   connect() {
-    const url = `/api/teams/${this.id}/stream` + (TOKEN ? "?token=" + encodeURIComponent(TOKEN) : "");
+    // The console's cookie (set when the printed URL was opened) authenticates the stream.
+    const url = `/api/teams/${this.id}/stream`;
     this.stream = new EventSource(url);
     this.stream.onmessage = (event) => {
       if (this.closed()) { this.stream.close(); return; }

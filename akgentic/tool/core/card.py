@@ -206,6 +206,17 @@ class ToolCard(SerializableBaseModel, ABC):
         """Ready-made toolsets of the LLM library (for example an MCP server's)."""
         return []
 
+    def host_processes(self) -> list[str]:
+        """Host processes this card would start outside any sandbox (default none).
+
+        One human-readable line per process (``"stdio MCP server: uvx some-server"``).
+        A card that runs a program on the host, rather than through a sandbox
+        backend, must list it here: a team created from an untrusted source (the
+        console, a remote runtime) is refused unless the operator allowed host
+        processes (see ``akgentic.cluster.admission``).
+        """
+        return []
+
     # ----------------------------------------------------------- helpers
 
     @staticmethod

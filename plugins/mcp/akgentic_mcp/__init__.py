@@ -6,6 +6,8 @@ The MCP client libraries are imported only when a toolset is built.
 
 from akgentic_mcp.card import MCPTool
 from akgentic_mcp.config import (
+    ALLOWED_ENV_VAR,
+    EnvNotAllowedError,
     MCPConnectionConfig,
     MCPDiagnosticsConfig,
     MCPHTTPConnectionConfig,
@@ -14,6 +16,8 @@ from akgentic_mcp.config import (
 from akgentic_mcp.diagnostics import list_mcp_tools, probe_mcp_connection
 
 __all__ = [
+    "ALLOWED_ENV_VAR",
+    "EnvNotAllowedError",
     "MCPConnectionConfig",
     "MCPDiagnosticsConfig",
     "MCPHTTPConnectionConfig",

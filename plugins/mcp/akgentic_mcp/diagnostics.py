@@ -15,11 +15,16 @@ logger = logging.getLogger(__name__)
 async def list_mcp_tools(
     connection: MCPHTTPConnectionConfig | MCPStdioConnectionConfig,
 ) -> list[str]:
-    """The server's own tool names (no prefix, no guard); connection errors propagate."""
+    """The server's own tool names (no prefix, no guard); connection errors propagate.
+
+    A host variable the operator did not allow raises
+    :class:`~akgentic_mcp.config.EnvNotAllowedError` before anything connects.
+    """
     from pydantic_ai.mcp import MCPToolset
 
     from akgentic_mcp.toolset import build_transport
 
+    connection.check_allowed_env()
     logger.debug("listing the tools of %s", describe_server(connection))
     toolset: MCPToolset[Any] = MCPToolset(
         build_transport(connection),

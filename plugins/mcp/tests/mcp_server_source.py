@@ -8,6 +8,8 @@ SERVER_SOURCE = '''
 import os
 import sys
 
+from pydantic import Field
+
 try:
     from mcp.server.mcpserver import Context, MCPServer as Server
     from mcp.server.mcpserver.exceptions import ToolError
@@ -55,6 +57,14 @@ async def ask_client(ctx: Context) -> str:
     except Exception as error:
         return f"refused: {type(error).__name__}: {error}"
     return f"sampled: {result}"
+
+
+@server.tool(description="A tool whose description is two million characters. " + "d" * 2_000_000)
+def bloated(
+    # The type's own docstring is not used: the field description makes the schema huge.
+    text: str = Field(description="s" * 300_000),
+) -> str:
+    return f"bloated:{text}"
 
 
 @server.tool(name="bad name!")

@@ -189,6 +189,7 @@ def test_an_http_token_goes_on_the_transport_as_a_bearer_header(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("AKGENTIC_TEST_MCP_TOKEN", "t0ken")
+    monkeypatch.setenv("AKGENTIC_MCP_ALLOWED_ENV", "OTHER, AKGENTIC_TEST_MCP_TOKEN")
     transport = build_transport(
         MCPHTTPConnectionConfig(url="https://h/mcp", bearer_token_env="AKGENTIC_TEST_MCP_TOKEN")
     )
@@ -213,3 +214,59 @@ def test_a_server_that_comes_up_later_is_used_by_the_next_run(
             driver.plan = [("echo", {"text": "back"})]
             assert agent.run_sync("second") == "done"
             assert "echo" in driver.offered[1]
+
+
+def test_a_card_cannot_send_a_host_variable_the_operator_did_not_allow(
+    http_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from akgentic_mcp import EnvNotAllowedError
+
+    monkeypatch.setenv("AKGENTIC_TEST_HOST_KEY", "host-api-key")
+    monkeypatch.setenv("AKGENTIC_MCP_ALLOWED_ENV", "SOME_OTHER_TOKEN")
+    connection = MCPHTTPConnectionConfig(
+        url=http_url, bearer_token_env="AKGENTIC_TEST_HOST_KEY", timeout=5
+    )
+    with pytest.raises(EnvNotAllowedError, match="AKGENTIC_MCP_ALLOWED_ENV"):
+        connection.token()
+    card = MCPTool(connection=connection)
+    driver = Driver()
+    agent: ReactAgent[Any] = ReactAgent(model=FunctionModel(driver), toolsets=card.get_toolsets())
+    with agent, caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+        assert agent.run_sync("go") == "done"
+        assert agent.run_sync("again") == "done"
+    assert driver.offered == [[], []]  # never connected, so the key was never sent
+    refusals = [r.getMessage() for r in caplog.records if "not reached" in r.getMessage()]
+    assert len(refusals) == 1
+    assert "AKGENTIC_TEST_HOST_KEY" in refusals[0] and "AKGENTIC_MCP_ALLOWED_ENV" in refusals[0]
+    assert "host-api-key" not in caplog.text
+
+    with pytest.raises(EnvNotAllowedError, match="AKGENTIC_TEST_HOST_KEY"):
+        asyncio.run(list_mcp_tools(connection))
+    monkeypatch.setenv("AKGENTIC_MCP_ALLOWED_ENV", "AKGENTIC_TEST_HOST_KEY")
+    allowed = Driver()
+    run_once(MCPTool(connection=connection), allowed)
+    assert "echo" in allowed.offered[0]
+
+
+def test_a_server_offering_too_many_tools_is_cut_to_max_tools(
+    http_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    card = MCPTool(connection=MCPHTTPConnectionConfig(url=http_url), max_tools=2)
+    driver = Driver()
+    with caplog.at_level(logging.WARNING, logger="akgentic_mcp"):
+        run_once(card, driver)
+    assert len(driver.offered[0]) == 2
+    assert any("offers 6 tools" in r.getMessage() for r in caplog.records)
+
+
+def test_a_password_in_the_url_is_masked_in_dumps_and_reads_back_as_none() -> None:
+    card = MCPTool(connection=MCPHTTPConnectionConfig(url="https://me:pa55word@h:8443/mcp?x=1"))
+    dumped = card.model_dump_json()
+    assert "pa55word" not in dumped
+    assert card.model_dump()["connection"]["url"] == "https://me:**********@h:8443/mcp?x=1"
+    reloaded = MCPTool.model_validate_json(dumped)
+    assert isinstance(reloaded.connection, MCPHTTPConnectionConfig)
+    assert reloaded.connection.url == "https://me@h:8443/mcp?x=1"
+    with pytest.raises(ValidationError) as refused:
+        MCPHTTPConnectionConfig(url="ftp://me:pa55word@h/mcp")
+    assert "pa55word" not in str(refused.value).split("input_value")[0]

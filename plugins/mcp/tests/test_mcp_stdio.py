@@ -7,6 +7,7 @@ toolset, so the model's view (offered tools, tool returns) is what is checked.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -35,11 +36,13 @@ class Driver:
     def __init__(self) -> None:
         self.plan: list[tuple[str, dict[str, Any]]] = []
         self.offered: list[list[str]] = []
+        self.definitions: dict[str, Any] = {}
         self.seen: list[list[ModelMessage]] = []
         self.run_start = 0
 
     def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         self.offered.append(sorted(tool.name for tool in info.function_tools))
+        self.definitions = {tool.name: tool for tool in info.function_tools}
         self.seen.append(list(messages))
         if self.plan:
             name, args = self.plan.pop(0)
@@ -79,11 +82,14 @@ def session(
     """One agent and one server child for the module (a spawn costs seconds here)."""
     os.environ["AKGENTIC_TEST_PARENT_SECRET"] = "parent-only"
     os.environ["AKGENTIC_TEST_TOKEN_SOURCE"] = "s3cret"
+    os.environ["AKGENTIC_TEST_CHILD_KEY"] = "child-key"
+    os.environ["AKGENTIC_MCP_ALLOWED_ENV"] = "AKGENTIC_TEST_TOKEN_SOURCE,AKGENTIC_TEST_CHILD_KEY"
     card = MCPTool(
         connection=MCPStdioConnectionConfig(
             stdio_command=sys.executable,
             stdio_args=[str(server_script)],
-            stdio_env={"GREETING": "hello"},
+            stdio_env={"GREETING": "hello", "INLINE_SECRET": "inline-value"},
+            stdio_env_from={"CHILD_KEY": "AKGENTIC_TEST_CHILD_KEY"},
             bearer_token_env="AKGENTIC_TEST_TOKEN_SOURCE",
             stdio_token_env_var="TEST_TOKEN",
             timeout=60,
@@ -95,8 +101,13 @@ def session(
         yield agent, driver, card
     finally:
         agent.close()
-        del os.environ["AKGENTIC_TEST_PARENT_SECRET"]
-        del os.environ["AKGENTIC_TEST_TOKEN_SOURCE"]
+        for name in (
+            "AKGENTIC_TEST_PARENT_SECRET",
+            "AKGENTIC_TEST_TOKEN_SOURCE",
+            "AKGENTIC_TEST_CHILD_KEY",
+            "AKGENTIC_MCP_ALLOWED_ENV",
+        ):
+            del os.environ[name]
 
 
 def run(
@@ -136,7 +147,7 @@ def test_malformed_and_reserved_names_are_not_offered_and_each_is_warned_once(
     driver = run(session)
     run(session)
     offered = driver.offered[-1]
-    assert offered == ["ask_client", "boom", "echo", "huge", "read_env"]
+    assert offered == ["ask_client", "bloated", "boom", "echo", "huge", "read_env"]
     dropped = [r.getMessage() for r in warnings.records if "dropped" in r.getMessage()]
     assert len(dropped) == 3
     assert any("'bad name!'" in text for text in dropped)
@@ -150,9 +161,11 @@ def test_the_child_sees_a_safe_environment_with_its_token_only(session: Any) -> 
         ("read_env", {"name": "TEST_TOKEN"}),
         ("read_env", {"name": "AKGENTIC_TEST_PARENT_SECRET"}),
         ("read_env", {"name": "GREETING"}),
+        ("read_env", {"name": "CHILD_KEY"}),
+        ("read_env", {"name": "AKGENTIC_TEST_CHILD_KEY"}),
     )
     returns = [p.content for p in driver.last_returns()]
-    assert returns == ["s3cret", "<unset>", "hello"]
+    assert returns == ["s3cret", "<unset>", "hello", "child-key", "<unset>"]
 
 
 def test_the_token_never_appears_in_the_card_dump(session: Any) -> None:
@@ -166,6 +179,47 @@ def test_the_token_never_appears_in_the_card_dump(session: Any) -> None:
     reloaded = MCPTool.model_validate_json(dumped)
     assert isinstance(reloaded.connection, MCPStdioConnectionConfig)
     assert reloaded.connection.bearer_token is None  # a mask reads back as nothing
+
+
+def test_stdio_env_values_are_masked_in_every_dump_and_named_variables_survive(
+    session: Any, warnings: Warnings
+) -> None:
+    from akgentic_mcp.toolset import child_environment
+
+    _agent, _driver, card = session
+    dumped = card.model_dump_json()
+    assert "inline-value" not in dumped and "hello" not in dumped
+    assert card.model_dump(mode="json")["connection"]["stdio_env"] == {
+        "GREETING": "**********",
+        "INLINE_SECRET": "**********",
+    }
+    assert "child-key" not in dumped and "AKGENTIC_TEST_CHILD_KEY" in dumped
+    assert "inline-value" not in repr(card) and "inline-value" not in str(card)
+    reloaded = MCPTool.model_validate_json(dumped)
+    assert isinstance(reloaded.connection, MCPStdioConnectionConfig)
+    env = child_environment(reloaded.connection)
+    assert env["CHILD_KEY"] == "child-key" and env["TEST_TOKEN"] == "s3cret"
+    assert "GREETING" not in env and "INLINE_SECRET" not in env
+    lost = [r.getMessage() for r in warnings.records if "not stored" in r.getMessage()]
+    assert lost and "GREETING, INLINE_SECRET" in lost[-1] and "inline-value" not in lost[-1]
+
+
+def test_a_huge_description_and_schema_are_cut_before_they_reach_the_model(
+    session: Any, warnings: Warnings
+) -> None:
+    driver = run(session, ("bloated", {"text": "still callable"}))
+    tool = driver.definitions["bloated"]
+    assert tool.description.startswith("A tool whose description is two million characters.")
+    assert len(tool.description) < 4_100
+    assert "characters omitted]" in tool.description
+    assert len(json.dumps(tool.parameters_json_schema)) < 1_000
+    for other in driver.definitions.values():
+        assert len(other.description or "") <= 4_100
+        assert len(json.dumps(other.parameters_json_schema)) <= 20_000
+    (result,) = driver.last_returns()
+    assert isinstance(result, ToolReturnPart) and result.content == "bloated:still callable"
+    cut = [r.getMessage() for r in warnings.records if "'bloated' cut" in r.getMessage()]
+    assert len(cut) == 1 and "input schema of" in cut[0]
 
 
 def test_a_huge_result_is_cut_with_a_marker(session: Any) -> None:

@@ -28,7 +28,10 @@ def test_the_model_calls_a_stdio_server_tool_and_the_result_reaches_the_conversa
         wait_for(lambda: llm_server.served == 2, timeout=180)
     first, second = llm_server.requests
     offered = {tool["function"]["name"] for tool in first["tools"]}
-    assert {"echo", "read_env", "boom", "huge", "ask_client"} <= offered
+    assert {"echo", "read_env", "boom", "huge", "ask_client", "bloated"} <= offered
+    # The server's two-million-character description never reaches a model request.
+    assert len(json.dumps(first)) < 100_000
+    assert len(json.dumps(second)) < 100_000
     assert "bad name!" not in offered and "n" * 100 not in offered
     tool_messages = [m for m in second["messages"] if m.get("role") == "tool"]
     assert [m["content"] for m in tool_messages] == ["echo:from the model"]
