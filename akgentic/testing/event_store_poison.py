@@ -30,6 +30,7 @@ from akgentic.team.errors import DuplicateEventError, EventStoreError
 from akgentic.team.messages import EventQuarantined
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent
 from akgentic.team.store import BatchEventStore, EventStore
+from akgentic.team.stores.codec import encode_event
 from akgentic.team.subscribers.persistence import PersistenceStoppedError, PersistenceSubscriber
 from akgentic.testing.event_store_fixtures import (
     ContractMetadata,
@@ -44,7 +45,7 @@ __all__ = ["NOT_UTF8_NAME", "POISON_MARK", "PoisonContract", "RefusingStore"]
 NOT_UTF8_NAME = os.fsdecode(b"r\xe9sum\xe9-\xff.txt")
 #: What it reads as once stored.
 NOT_UTF8_STORED = "r\\xe9sum\\xe9-\\xff.txt"
-#: Content that makes :class:`RefusingStore` refuse an event.
+#: Text that makes :class:`RefusingStore` refuse the event holding it (at any depth).
 POISON_MARK = "<refuse this event>"
 
 
@@ -58,8 +59,12 @@ class RefusingStore:
         return getattr(self.store, name)
 
     def _check(self, event: PersistedEvent) -> None:
-        content = getattr(event.event, "content", None)
-        if isinstance(content, str) and POISON_MARK in content:
+        # Anywhere in the event (a user message's text is nested in its
+        # SentMessage), but not in the record standing in for a refused one,
+        # which quotes it: the refusal is of that event, as a store's is.
+        if isinstance(event.event, EventQuarantined):
+            return
+        if POISON_MARK in encode_event(event):
             raise EventStoreError(f"event {event.sequence} refused: it carries the poison mark")
 
     def save_event(self, event: PersistedEvent, **fence: Any) -> None:
