@@ -77,3 +77,22 @@ def test_check_and_repair_do_not_need_the_teams_agent_classes(scheme: str, tmp_p
     again = _akgentic(elsewhere, "store", "check", url)
     assert again.returncode == 0, again.stdout
     assert "no problem found" in again.stdout
+
+
+def test_a_record_that_does_not_parse_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    from akgentic.team.stores.check import check_store
+    from akgentic.testing.event_store_fixtures import contract_process
+
+    url = f"yaml:///{tmp_path}/teams"
+    store = open_event_store(url)
+    try:
+        team_id = uuid4()
+        store.save_team(contract_process(team_id))
+        store.save_event(contract_event(team_id, 1))
+        (tmp_path / "teams" / str(team_id) / "team.yaml").write_text("{{{: [\n")
+        [team] = check_store(store).teams
+    finally:
+        store.close()
+    assert not team.ok and not team.orphan
+    assert team.events == 1
+    assert any("not valid YAML" in problem for problem in team.problems)

@@ -73,7 +73,13 @@ class StoreReport:
 
 def _check_team(store: EventStore, team_id: UUID) -> TeamReport:
     if isinstance(store, RawRecordStore):
-        return _check_raw(store, team_id, store.load_raw_team(team_id))
+        try:
+            raw = store.load_raw_team(team_id)
+        except (TeamRecordUnreadableError, EventLogUnreadableError):
+            # A file that does not even parse: the decoding reads tell which
+            # part (record, log, a state) is unreadable, one problem each.
+            return _check_decoded(store, team_id)
+        return _check_raw(store, team_id, raw)
     return _check_decoded(store, team_id)
 
 
