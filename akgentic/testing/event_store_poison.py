@@ -17,9 +17,13 @@ under test, so every backend is checked for what it writes in its place.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
+import sys
+import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -29,7 +33,8 @@ from akgentic.core.messages import UserMessage
 from akgentic.team.errors import DuplicateEventError, EventStoreError
 from akgentic.team.messages import EventQuarantined
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent
-from akgentic.team.store import BatchEventStore, EventStore
+from akgentic.team.store import BatchEventStore, EventStore, RawRecordStore
+from akgentic.team.stores.check import check_store
 from akgentic.team.stores.codec import encode_event
 from akgentic.team.subscribers.persistence import PersistenceStoppedError, PersistenceSubscriber
 from akgentic.testing.event_store_fixtures import (
@@ -176,3 +181,58 @@ class PoisonContract:
         with pytest.raises(PersistenceStoppedError):
             batched.flush(timeout=30.0)
         assert [e.event.content for e in store.load_events(team_id)] == ["first"]  # type: ignore[attr-defined]
+
+    def test_raw_reads_give_what_is_stored_without_decoding(self, store: EventStore) -> None:
+        if not isinstance(store, RawRecordStore):
+            pytest.skip("store has no raw reads (load_raw_team)")
+        assert store.load_raw_team(uuid4()).record is None
+        team_id = uuid4()
+        store.save_team(contract_process(team_id))
+        for sequence in (2, 1, 3):
+            store.save_event(contract_event(team_id, sequence))
+        state = ContractState(counter=7)
+        store.save_agent_state(
+            AgentStateSnapshot(team_id=team_id, agent_id="agent-1", name="@Worker", state=state)
+        )
+        raw = store.load_raw_team(team_id)
+        assert raw.record is not None
+        assert [sequence for sequence, _ in raw.events] == [1, 2, 3]
+        assert [agent_id for agent_id, _ in raw.states] == ["agent-1"]
+        [team] = check_store(store).teams
+        assert team.ok and (team.name, team.events, team.states) == ("contract-team", 3, 1)
+
+    def test_check_reads_a_team_whose_classes_do_not_import_here(
+        self, store: EventStore, tmp_path: Path
+    ) -> None:
+        # A message class from a module that is gone by the time of the check
+        # (the team's code is not installed where the check runs).
+        module = f"gone_{uuid4().hex}"
+        (tmp_path / f"{module}.py").write_text(
+            textwrap.dedent(
+                """
+                from akgentic.core.messages import Message
+
+                class Custom(Message):
+                    note: str = ""
+                """
+            )
+        )
+        sys.path.insert(0, str(tmp_path))
+        try:
+            custom = importlib.import_module(module).Custom
+            team_id = uuid4()
+            store.save_team(contract_process(team_id))
+            store.save_event(contract_event(team_id, 1))
+            store.save_event(PersistedEvent(team_id=team_id, sequence=2, event=custom(note="n")))
+        finally:
+            sys.path.remove(str(tmp_path))
+            sys.modules.pop(module, None)
+            (tmp_path / f"{module}.py").unlink()
+            importlib.invalidate_caches()
+        report = check_store(store)
+        [team] = report.teams
+        assert team.ok, team.problems
+        assert not team.orphan and team.name == "contract-team" and team.events == 2
+        if isinstance(store, RawRecordStore):
+            [note] = [n for n in team.notes if module in n]
+            assert "do not import" in note and "\n" not in note
