@@ -204,6 +204,10 @@ def cli_errors() -> Iterator[None]:
         print_error(exc)
         raise typer.Exit(exc.code) from None
     except TeamCardValidationError as exc:
+        if len(exc.problems) == 1 and not exc.problems[0].location and exc.problems[0].line is None:
+            # About the file as a whole (its size, unreadable): one line says it.
+            print_error(f"{exc.source}: {exc.problems[0].message}")
+            raise typer.Exit(2) from None
         print_error(f"{exc.source}: invalid team card")
         for problem in exc.problems:
             err_console.print(f"  {problem}", markup=False)

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     )
     from akgentic.team.factory import TeamFactory
     from akgentic.team.manager import TeamManager
-    from akgentic.team.messages import WelcomeMessage
+    from akgentic.team.messages import EventQuarantined, WelcomeMessage
     from akgentic.team.metadata import (
         TeamMetadata,
         derive_metadata_indexes,
@@ -94,6 +94,7 @@ _LAZY: dict[str, str] = {
     "ActivityMonitor": "akgentic.team.subscribers.activity",
     "IdleStopSubscriber": "akgentic.team.subscribers.idle",
     "UnknownStoreSchemeError": "akgentic.team.errors",
+    "EventQuarantined": "akgentic.team.messages",
     "WelcomeMessage": "akgentic.team.messages",
     "TeamMetadata": "akgentic.team.metadata",
     "derive_metadata_indexes": "akgentic.team.metadata",
@@ -124,6 +125,7 @@ __all__ = [
     "CardProblem",
     "DuplicateEventError",
     "EventLogUnreadableError",
+    "EventQuarantined",
     "EventStore",
     "EventStoreError",
     "IdleStopSubscriber",

@@ -8,6 +8,8 @@ tool can print them all at once and create nothing.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from akgentic.team.card import TeamCard, TeamCardMember
 
 __all__ = [
+    "MAX_CARD_BYTES",
     "CardProblem",
     "TeamCardValidationError",
     "card_to_data",
@@ -33,6 +36,10 @@ __all__ = [
     "load_team_card",
     "parse_team_card",
 ]
+
+#: The largest team card file read (8 MiB): a card is configuration, and a file
+#: far past this is a mistake whose parse would cost seconds and gigabytes.
+MAX_CARD_BYTES = 8 * 1024 * 1024
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -253,11 +260,35 @@ def _undecodable(file: Path, exc: UnicodeDecodeError) -> TeamCardValidationError
     return TeamCardValidationError(str(file), [problem])
 
 
+def _too_large(file: Path, size: str) -> TeamCardValidationError:
+    problem = CardProblem(
+        "", f"the card file is {size}, more than the {MAX_CARD_BYTES} bytes a card may hold"
+    )
+    return TeamCardValidationError(str(file), [problem])
+
+
+def _read_card(file: Path) -> bytes:
+    """The file's bytes, refused by its size before any is read (and bounded while reading)."""
+    with file.open("rb") as stream:
+        info = os.fstat(stream.fileno())
+        # The size of the very file opened: a regular file over the cap is refused
+        # before one byte is read; anything else (a pipe) is read up to the cap.
+        if stat.S_ISREG(info.st_mode) and info.st_size > MAX_CARD_BYTES:
+            raise _too_large(file, f"{info.st_size} bytes")
+        data = stream.read(MAX_CARD_BYTES + 1)
+    if len(data) > MAX_CARD_BYTES:
+        raise _too_large(file, "larger")
+    return data
+
+
 def load_team_card(path: str | Path) -> TeamCard:
-    """Read a YAML team card file (see :func:`parse_team_card`); it must be UTF-8."""
+    """Read a YAML team card file (see :func:`parse_team_card`); it must be UTF-8.
+
+    A file over :data:`MAX_CARD_BYTES` is refused, from its size, before it is read.
+    """
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = _read_card(file).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _undecodable(file, exc) from None
     except OSError as exc:

@@ -6,7 +6,7 @@ from typing import Literal
 
 from akgentic.core.messages.message import Message
 
-__all__ = ["WelcomeMessage"]
+__all__ = ["EventQuarantined", "WelcomeMessage"]
 
 
 class WelcomeMessage(Message):
@@ -18,3 +18,21 @@ class WelcomeMessage(Message):
 
     content: str
     display_type: Literal["human", "ai", "other"] = "other"
+
+
+class EventQuarantined(Message):
+    """Stands in the log for an event the event store refused to write.
+
+    The refused event keeps its sequence number through this record, so the
+    log stays gap-free and the team's persistence goes on. ``event_type`` is
+    the refused message's class path, ``reason`` the store's error, and
+    ``original`` the refused message's JSON text in ASCII (every character
+    escaped as JSON does), cut to ``QUARANTINE_TEXT_LIMIT`` characters when
+    ``truncated``; ``original_size`` is its full length.
+    """
+
+    event_type: str
+    reason: str
+    original: str
+    original_size: int
+    truncated: bool = False

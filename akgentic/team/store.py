@@ -37,7 +37,8 @@ Store plugins prove they meet this contract by subclassing
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
 from akgentic.team.models import (
@@ -52,6 +53,8 @@ __all__ = [
     "BatchEventStore",
     "EventStore",
     "PagedEventStore",
+    "RawRecordStore",
+    "RawTeam",
     "TakeoverEventStore",
     "check_page",
     "load_events_page",
@@ -277,4 +280,35 @@ class TakeoverEventStore(EventStore, Protocol):
 
     def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
         """Bump the epoch from ``epoch`` for ``owner``; returns the record as claimed."""
+        ...
+
+
+@dataclass
+class RawTeam:
+    """What a store holds of one team, as stored: nothing decoded into classes.
+
+    ``record`` is the team record's JSON text or data (``None`` when there is
+    none), ``events`` the ``(sequence, JSON text or data)`` of each stored
+    event by ascending sequence, ``states`` the ``(agent_id, JSON text or
+    data)`` of each agent snapshot. Reading it imports no class the records
+    name, so a check can run where the team's agent classes do not import.
+    """
+
+    record: str | dict[str, Any] | None
+    events: list[tuple[int, str | dict[str, Any]]] = field(default_factory=list)
+    states: list[tuple[str, str | dict[str, Any]]] = field(default_factory=list)
+
+
+@runtime_checkable
+class RawRecordStore(EventStore, Protocol):
+    """A store that hands out a team's stored records undecoded.
+
+    Optional: ``akgentic store check`` and ``repair`` use it when the store
+    offers it (the SQLite and YAML stores do) and otherwise decode through
+    :meth:`EventStore.load_team` and friends, which import the classes the
+    records name.
+    """
+
+    def load_raw_team(self, team_id: UUID) -> RawTeam:
+        """The team's record, events and agent states as stored (see :class:`RawTeam`)."""
         ...

@@ -36,6 +36,11 @@ in order, with exclusive bounds, ``limit`` and ``newest``, empty past the
 end; set ``native_paging = True`` when the store implements
 ``load_events_page`` itself.
 
+And poison (:class:`~akgentic.testing.event_store_poison.PoisonContract`):
+text that is not UTF-8 (a file name, a lone surrogate) is stored escaped in
+events, states and records, and one event the store refuses is quarantined
+by the persistence subscriber while the events after it are written.
+
 And takeover (:class:`~akgentic.testing.event_store_takeover.TakeoverContract`),
 for stores with ``take_over_team``: the epoch moves to a new owner while the
 old one still holds its claim, the old owner's writes are refused from then
@@ -80,6 +85,7 @@ from akgentic.testing.event_store_fixtures import (
 )
 from akgentic.testing.event_store_ownership import OwnershipContract, contract_owner
 from akgentic.testing.event_store_paging import PagingContract
+from akgentic.testing.event_store_poison import PoisonContract
 from akgentic.testing.event_store_takeover import TakeoverContract
 
 __all__ = [
@@ -115,7 +121,7 @@ def crash_child(opener: str, url: str, team_id: str) -> None:
         print(sequence, flush=True)
 
 
-class EventStoreContract(OwnershipContract, PagingContract, TakeoverContract):
+class EventStoreContract(OwnershipContract, PagingContract, TakeoverContract, PoisonContract):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 
     opener: ClassVar[str] = "akgentic.team.urls:open_event_store"

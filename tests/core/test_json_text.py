@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from datetime import UTC, datetime, timedelta, timezone
 from enum import StrEnum
 from typing import Any
@@ -18,6 +19,7 @@ from akgentic.core.actor_address import ActorAddressProxy, ActorAddressStopped
 from akgentic.core.messages import Message, UserMessage
 from akgentic.core.messages.message import new_id
 from akgentic.core.messages.orchestrator import ProcessedMessage, ReceivedMessage, SentMessage
+from akgentic.core.utils.encodable import encodable, encodable_text
 from akgentic.core.utils.json_text import datetime_json_text, model_json_text
 from akgentic.core.utils.serializer import SerializableBaseModel, serialize
 from akgentic.team.models import PersistedEvent
@@ -299,3 +301,23 @@ def test_a_field_missing_from_the_instance_dict_is_written_like_the_dump_does() 
     event = PersistedEvent(team_id=uuid4(), sequence=1, event=message)
     assert model_json_text(event) == _generic(event)
     assert loads(encode_event(event))["event"]["recipient"] is None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_events())
+def test_the_stored_text_always_encodes_to_utf8(event: PersistedEvent) -> None:
+    # A lone surrogate (a file name that is not UTF-8) must never reach a store.
+    encode_event(event).encode("utf-8")
+    encode_event_row(event)[1].encode("utf-8")
+
+
+def test_lone_surrogates_are_written_as_readable_escapes() -> None:
+    name = os.fsdecode(b"caf\xe9-\xff.txt")
+    assert encodable_text(name) == "caf\\xe9-\\xff.txt"
+    assert encodable_text("a\ud800b\udfff") == "a\\ud800b\\udfff"
+    assert encodable_text("caf\u00e9 \U0001f600") == "caf\u00e9 \U0001f600"  # valid: kept
+    stored = "caf\\xe9-\\xff.txt"
+    assert encodable({name: [name, ("x", 1)]}) == {stored: [stored, ["x", 1]]}
+    event = PersistedEvent(team_id=uuid4(), sequence=1, event=UserMessage(content=name))
+    assert model_json_text(event) is None  # the fast writer leaves it to the generic path
+    assert loads(encode_event(event))["event"]["content"] == "caf\\xe9-\\xff.txt"

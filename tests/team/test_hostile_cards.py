@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from akgentic.team import TeamCard, load_team_card
-from akgentic.team.card_yaml import TeamCardValidationError, parse_team_card
+from akgentic.team.card_yaml import MAX_CARD_BYTES, TeamCardValidationError, parse_team_card
 from akgentic.team.yaml_aliases import ALIAS_NODE_BUDGET, alias_overrun
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -353,3 +354,83 @@ def test_team_create_reports_every_kind_of_problem_in_one_run_in_file_order(
     ]
     assert "duplicate agent name '@B'" in lines[2]
     assert not (tmp_path / "cli.db").exists()
+
+
+def _bytes_read() -> int:
+    """Bytes this process has read through read(2) and friends so far (Linux)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+def _sparse_card(tmp_path: Path, size: int) -> Path:
+    card = tmp_path / "huge.yaml"
+    with card.open("wb") as stream:
+        stream.write(ECHO_CARD.encode())
+        stream.truncate(size)  # a hole: nothing past the card is written to disk
+    return card
+
+
+def test_a_card_file_over_the_cap_is_refused_from_its_size_without_being_read(
+    tmp_path: Path,
+) -> None:
+    card = _sparse_card(tmp_path, 200 * 1024 * 1024)
+    before = _bytes_read()
+    with pytest.raises(TeamCardValidationError) as caught:
+        load_team_card(card)
+    read = _bytes_read() - before
+    [problem] = caught.value.problems
+    assert str(200 * 1024 * 1024) in problem.message and str(MAX_CARD_BYTES) in problem.message
+    # Not one byte of the card's content was read (the bound leaves room for
+    # whatever else the process reads meanwhile, far below the card's size).
+    assert read < 1024 * 1024, read
+
+
+def test_a_card_just_under_the_cap_is_still_read(tmp_path: Path) -> None:
+    card = tmp_path / "padded.yaml"
+    padding = "#" + "x" * 99 + "\n"
+    body = ECHO_CARD + padding * ((MAX_CARD_BYTES - len(ECHO_CARD)) // len(padding))
+    card.write_text(body)
+    assert card.stat().st_size <= MAX_CARD_BYTES
+    assert load_team_card(card).name
+
+
+def test_a_pipe_is_read_no_further_than_the_cap(tmp_path: Path) -> None:
+    fifo = tmp_path / "card.fifo"
+    os.mkfifo(fifo)
+    chunk = b"#" + b"x" * 65534 + b"\n"
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "out = open(sys.argv[1], 'wb')\n"
+            "try:\n"
+            "    while True:\n"
+            "        out.write(sys.argv[2].encode() * 64)\n"
+            "except BrokenPipeError:\n"
+            "    pass\n",
+            str(fifo),
+            chunk.decode(),
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with pytest.raises(TeamCardValidationError, match="more than"):
+            load_team_card(fifo)
+    finally:
+        writer.kill()
+        writer.wait(timeout=30)
+
+
+def test_team_create_refuses_a_huge_card_in_one_line_with_exit_2(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    card = _sparse_card(tmp_path, 200 * 1024 * 1024)
+    result = run_cli("team", "create", str(card), "--no-interactive")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert str(MAX_CARD_BYTES) in lines[0] and "huge.yaml" in lines[0]

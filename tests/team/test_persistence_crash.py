@@ -100,3 +100,45 @@ def test_a_process_exiting_without_stopping_its_team_still_writes_the_queue(
     subprocess.run([sys.executable, "-c", code, store_url, str(team_id)], check=True, timeout=120)
     with SqliteEventStore.from_url(store_url) as store:
         assert store.get_max_sequence(team_id) == 500
+
+
+@pytest.mark.parametrize("url", ["sqlite:///{tmp}/a.db", "yaml:///{tmp}/teams"])
+def test_a_file_name_that_is_not_utf8_does_not_stop_the_log(url: str, tmp_path: Path) -> None:
+    # A directory listing as a tool returns it: the name's bytes are not UTF-8,
+    # so os.listdir hands back a lone surrogate. Every event after it must be
+    # stored, and the process must exit without "events lost at exit".
+    listed = tmp_path / "listed"
+    listed.mkdir()
+    (Path(os.fsdecode(os.fsencode(listed) + b"/caf\xe9-\xff.txt"))).write_text("x")
+    team_id = uuid4()
+    store_url = url.format(tmp=tmp_path)
+    code = (
+        "import os, sys\n"
+        "from uuid import UUID\n"
+        "from akgentic.core.messages import ResultMessage, UserMessage\n"
+        "from akgentic.team import PersistenceSubscriber\n"
+        "from akgentic.team.urls import open_event_store\n"
+        "store = open_event_store(sys.argv[1])\n"
+        "subscriber = PersistenceSubscriber(UUID(sys.argv[2]), store, batching=True)\n"
+        "subscriber.on_message(UserMessage(content='list the files'))\n"
+        "subscriber.on_message(ResultMessage(content=', '.join(os.listdir(sys.argv[3]))))\n"
+        "for i in range(50):\n"
+        "    subscriber.on_message(UserMessage(content=str(i)))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, store_url, str(team_id), str(listed)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "lost" not in run.stderr and "Traceback" not in run.stderr, run.stderr
+    from akgentic.team.urls import open_event_store
+
+    store = open_event_store(store_url)
+    try:
+        events = store.load_events(team_id)
+        assert [e.sequence for e in events] == list(range(1, 53))
+        assert events[1].event.content == "caf\\xe9-\\xff.txt"  # type: ignore[attr-defined]
+    finally:
+        store.close()

@@ -131,3 +131,30 @@ def test_a_restore_that_fails_stops_what_it_spawned_and_leaves_the_team_stopped(
     assert actor_system.orchestrators == []
     stored = manager.get_team(runtime.id)
     assert stored is not None and stored.status == TeamStatus.STOPPED
+
+
+def test_a_team_with_a_quarantined_event_goes_on_and_resumes(
+    actor_system: ActorSystem, any_store: Any, team_card: CardFactory, member: Member
+) -> None:
+    from akgentic.team import EventQuarantined
+    from akgentic.testing.event_store_poison import POISON_MARK, RefusingStore
+
+    refusing: Any = RefusingStore(any_store)
+    manager = TeamManager(actor_system, refusing)
+    try:
+        runtime = manager.create_team(team_card(members=[member("Echo", "@Echo")]))
+        runtime.send(f"{POISON_MARK} first")
+        runtime.send("second")
+        assert runtime.wait_idle(10)
+        manager.stop_team(runtime.id)
+        events = any_store.load_events(runtime.id)
+        quarantined = [e for e in events if isinstance(e.event, EventQuarantined)]
+        assert quarantined, "the refused event has no stand-in"
+        assert [e.sequence for e in events] == list(range(1, len(events) + 1))
+        resumed = manager.resume_team(runtime.id)
+        assert call(resumed, "@Echo", "seen")[-1] == "second"
+        resumed.send("third")
+        assert resumed.wait_idle(10)
+        assert call(resumed, "@Echo", "seen")[-1] == "third"
+    finally:
+        manager.stop_all()

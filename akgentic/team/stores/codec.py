@@ -15,6 +15,7 @@ from uuid import UUID
 
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
+from akgentic.core.utils.encodable import encodable, is_encodable
 from akgentic.core.utils.json_text import datetime_json_text, model_json_text
 from akgentic.core.utils.serializer import (
     resolving_moved_classes,
@@ -50,8 +51,15 @@ __all__ = [
 
 
 def dumps(data: Any) -> str:
-    """Compact JSON, one line (newlines inside strings are escaped)."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON, one line (newlines inside strings are escaped), always encodable.
+
+    A lone surrogate in a string (a file name that is not UTF-8) is written as
+    its escape (:mod:`akgentic.core.utils.encodable`): no store can refuse the text.
+    """
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    if is_encodable(text):
+        return text
+    return json.dumps(encodable(data), separators=(",", ":"), ensure_ascii=False)
 
 
 def compact_dumps(data: Any) -> str:
@@ -60,7 +68,8 @@ def compact_dumps(data: Any) -> str:
     The text may differ from :func:`dumps` in spelling only (``1e-7`` for
     ``1e-07``) and parses to the same values, but for a ``None`` dict key (no
     JSON key is null): ``"None"`` here, ``"null"`` there. Data the fast encoder
-    refuses (a lone surrogate in a string) goes through :func:`dumps`.
+    refuses (a lone surrogate in a string) goes through :func:`dumps`, which
+    escapes the surrogate.
     """
     try:
         return to_json(data, inf_nan_mode="constants").decode("utf-8")

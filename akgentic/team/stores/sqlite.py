@@ -71,7 +71,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
-from akgentic.team.store import check_page
+from akgentic.team.store import RawTeam, check_page
 from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
     decode_event,
@@ -483,6 +483,22 @@ class SqliteEventStore(ClosingStore):
         """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
         rows = self._read("SELECT payload FROM teams WHERE team_id = ?", (str(team_id),))
         return None if not rows else decode_process(str(rows[0][0]), str(team_id))
+
+    def load_raw_team(self, team_id: UUID) -> RawTeam:
+        """What the store holds of a team as stored text, no class imported (for checks)."""
+        key = (str(team_id),)
+        records = self._read("SELECT payload FROM teams WHERE team_id = ?", key)
+        events = self._read(
+            "SELECT sequence, payload FROM events WHERE team_id = ? ORDER BY sequence", key
+        )
+        states = self._read(
+            "SELECT agent_id, payload FROM agent_states WHERE team_id = ? ORDER BY agent_id", key
+        )
+        return RawTeam(
+            record=str(records[0][0]) if records else None,
+            events=[(int(str(sequence)), str(payload)) for sequence, payload in events],
+            states=[(str(agent_id), str(payload)) for agent_id, payload in states],
+        )
 
     def delete_team(self, team_id: UUID) -> None:
         """Remove everything of one team in one transaction (no error if unknown)."""

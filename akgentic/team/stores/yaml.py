@@ -68,7 +68,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
-from akgentic.team.store import check_page
+from akgentic.team.store import RawTeam, check_page
 from akgentic.team.stores.claims import LockFileClaims, claim_error
 from akgentic.team.stores.codec import (
     decode_event,
@@ -381,6 +381,12 @@ class YamlEventStore(ClosingStore):
 
     def load_events(self, team_id: UUID) -> list[PersistedEvent]:
         """Every event of the team by ascending sequence; an unfinished last record is skipped."""
+        records = self._raw_events(team_id)
+        with shared_addresses():
+            return [decode_event(records[seq], team_id, seq) for seq in sorted(records)]
+
+    def _raw_events(self, team_id: UUID) -> dict[int, dict[str, Any]]:
+        """The JSON data of every event line by sequence (nothing decoded into classes)."""
         with self._team_lock(team_id):
             data = self._read_log(team_id)
         complete = data.rfind(b"\n") + 1
@@ -402,8 +408,7 @@ class YamlEventStore(ClosingStore):
                     f"events log of team {team_id}, record {number}, is corrupt: {exc}"
                 ) from exc
             records.setdefault(sequence, raw)
-        with shared_addresses():
-            return [decode_event(records[seq], team_id, seq) for seq in sorted(records)]
+        return records
 
     def load_events_page(
         self,
@@ -497,6 +502,20 @@ class YamlEventStore(ClosingStore):
         if raw is None:
             return None
         return decode_process(raw, str(team_id))
+
+    def load_raw_team(self, team_id: UUID) -> RawTeam:
+        """What the store holds of a team as JSON data, no class imported (for checks)."""
+        with self._team_lock(team_id):
+            record = self._read_team(self._team_dir(team_id))
+            states = self._team_dir(team_id) / STATES_DIR
+            files = sorted(states.glob("*.yaml")) if states.is_dir() else []
+            raws = [(path, path.read_bytes()) for path in files if not path.name.startswith(".")]
+        events = self._raw_events(team_id)
+        return RawTeam(
+            record=record,
+            events=[(sequence, events[sequence]) for sequence in sorted(events)],
+            states=[(path.stem, _load_yaml(data, str(path))) for path, data in raws],
+        )
 
     def delete_team(self, team_id: UUID) -> None:
         """Remove the team's directory: renamed away first (atomic), then erased."""

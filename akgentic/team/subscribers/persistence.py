@@ -23,9 +23,17 @@ Two write modes:
   durable transaction (group commit). The store then always holds a gap-free
   prefix of the stream, in order. An event counts as acknowledged once
   :attr:`durable_sequence` has reached it; :meth:`flush` waits for that, and
-  ``on_stop`` flushes, so a stopped team has everything on disk. A failed
-  write stops persistence for this team: the error is logged, and raised by
+  ``on_stop`` flushes, so a stopped team has everything on disk. A refused
+  batch is written again one event at a time (see below); a write that still
+  fails stops persistence for this team: the error is logged, and raised by
   the next ``on_message`` and by :meth:`flush`.
+
+One event the store refuses (a value its encoding or a size limit rejects)
+never stops a team's persistence: it is **quarantined**. An
+:class:`~akgentic.team.messages.EventQuarantined` record takes its sequence
+number (the log stays gap-free) and keeps the refused message's text, in
+ASCII, for inspection; an error line is logged. Only when the store refuses
+that record too is the store, not the event, at fault, and persistence stops.
 
 With ``epoch`` (the team manager passes its claim's), every write is fenced:
 the store refuses it once another owner claimed the team
@@ -41,8 +49,9 @@ caller of ``on_message`` (the orchestrator) when the queue is that long, and
 again, so a store that cannot keep up slows the senders down instead of
 letting the lag grow.
 
-A snapshot that fails to save is lost for good (there is no log entry to
-rebuild it from), which is why failures are logged loudly in both modes.
+A snapshot that fails to save is lost until the agent's state changes again
+(there is no log entry to rebuild it from), which is why failures are logged
+loudly in both modes; a refused snapshot does not stop a batched writer.
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -68,8 +77,10 @@ from akgentic.core.utils.fastmodel import (
     set_private,
 )
 from akgentic.team.errors import EventStoreError, TeamClaimLostError
+from akgentic.team.messages import EventQuarantined
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
+from akgentic.team.subscribers.quarantine import quarantined
 
 __all__ = ["PersistenceStoppedError", "PersistenceSubscriber"]
 
@@ -222,7 +233,7 @@ class PersistenceSubscriber:
         event = _new_event(self.team_id, sequence, msg, now)
         if not self.batching:
             try:
-                self.event_store.save_event(event, **self._fence)
+                self._save_or_quarantine(event)
             except TeamClaimLostError as exc:
                 self._failure = exc
                 self._report(exc)
@@ -392,11 +403,75 @@ class PersistenceSubscriber:
         if events:
             store = self.event_store
             assert isinstance(store, BatchEventStore)
-            store.save_events(events, **self._fence)
+            try:
+                store.save_events(events, **self._fence)
+            except TeamClaimLostError:
+                raise
+            except Exception as exc:
+                # Batches are atomic: nothing of this one is stored. Find the
+                # event(s) the store refuses, one by one.
+                logger.warning(
+                    "team %s: a batch of %d event(s) was refused (%s); writing them one by one",
+                    self.team_id,
+                    len(events),
+                    exc,
+                )
+                for event in events:
+                    self._save_or_quarantine(event)
+                    with self._cond:
+                        self._durable = event.sequence
+                self._save_states(latest.values())
+                return
             with self._cond:
                 self._durable = events[-1].sequence
-        for snapshot in latest.values():
-            self._save_state(snapshot)
+        self._save_states(latest.values())
+
+    def _save_states(self, snapshots: Iterable[AgentStateSnapshot]) -> None:
+        for snapshot in snapshots:
+            try:
+                self._save_state(snapshot)
+            except TeamClaimLostError:
+                raise
+            except Exception:  # logged by _save_state; the next change saves it again
+                continue
+
+    def _save_one(self, event: PersistedEvent) -> None:
+        store = self.event_store
+        if isinstance(store, BatchEventStore) and self.batching:
+            store.save_events([event], **self._fence)
+        else:
+            store.save_event(event, **self._fence)
+
+    def _save_or_quarantine(self, event: PersistedEvent) -> None:
+        """Write ``event``; if the store refuses it, write its quarantine record instead.
+
+        When the store refuses the record too, the store itself is failing (not
+        this event): that error is raised, and persistence stops as before.
+        """
+        try:
+            self._save_one(event)
+            return
+        except TeamClaimLostError:
+            raise
+        except Exception as exc:
+            refusal = exc
+        record = quarantined(event, refusal)
+        try:
+            self._save_one(record)
+        except TeamClaimLostError:
+            raise
+        except Exception as exc:
+            raise exc from refusal
+        stand_in = record.event
+        assert isinstance(stand_in, EventQuarantined)
+        logger.error(
+            "team %s: the store refused event %d (%s) and it was quarantined: an "
+            "EventQuarantined record keeps it at that sequence; persistence goes on (%s)",
+            self.team_id,
+            event.sequence,
+            stand_in.event_type,
+            stand_in.reason,
+        )
 
     # -- states -----------------------------------------------------------
     def _snapshot(self, msg: StateChangedMessage) -> AgentStateSnapshot | None:

@@ -85,7 +85,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
-from akgentic.team.store import check_page
+from akgentic.team.store import RawTeam, check_page
 from akgentic.team.stores.claims import claim_error
 from akgentic.team.stores.codec import (
     decode_event,
@@ -482,6 +482,24 @@ class MongoEventStore(ClosingStore):
         self._check_open()
         doc = self._team_op("find_one", {"_id": str(team_id)}, {"payload": 1})
         return None if doc is None else decode_process(doc["payload"], str(team_id))
+
+    @_translated
+    def load_raw_team(self, team_id: UUID) -> RawTeam:
+        """The team's record, events and states as stored text, no class imported (checks)."""
+        self._check_open()
+        key = str(team_id)
+        doc = self._team_op("find_one", {"_id": key}, {"payload": 1})
+        events = self._events.find({"team_id": key}, {"_id": 0, "sequence": 1, "payload": 1}).sort(
+            "sequence", ASCENDING
+        )
+        states = self._states.find({"team_id": key}, {"_id": 0, "agent_id": 1, "payload": 1}).sort(
+            "agent_id", ASCENDING
+        )
+        return RawTeam(
+            record=None if doc is None else doc["payload"],
+            events=[(int(e["sequence"]), e["payload"]) for e in events],
+            states=[(str(s["agent_id"]), s["payload"]) for s in states],
+        )
 
     @_translated
     def delete_team(self, team_id: UUID) -> None:

@@ -66,7 +66,7 @@ from akgentic.team.models import (
     TeamStatus,
     utc_now,
 )
-from akgentic.team.store import check_page
+from akgentic.team.store import RawTeam, check_page
 from akgentic.team.stores.claims import claim_error
 from akgentic.team.stores.codec import (
     decode_event,
@@ -424,6 +424,33 @@ class PostgresEventStore(ClosingStore):
                 (team_id,),
             ).fetchone()
         return None if row is None else decode_process(row[0], str(team_id))
+
+    def load_raw_team(self, team_id: UUID) -> RawTeam:
+        """The team's record, events and states as stored text, no class imported (checks)."""
+        with self._connection() as conn:
+            record = conn.execute(
+                self.tables.sql("SELECT payload::text FROM {teams} WHERE team_id = %s"),
+                (team_id,),
+            ).fetchone()
+            events = conn.execute(
+                self.tables.sql(
+                    "SELECT sequence, payload::text FROM {events} WHERE team_id = %s "
+                    "ORDER BY sequence"
+                ),
+                (team_id,),
+            ).fetchall()
+            states = conn.execute(
+                self.tables.sql(
+                    "SELECT agent_id, payload::text FROM {agent_states} WHERE team_id = %s "
+                    "ORDER BY agent_id"
+                ),
+                (team_id,),
+            ).fetchall()
+        return RawTeam(
+            record=None if record is None else str(record[0]),
+            events=[(int(sequence), str(payload)) for sequence, payload in events],
+            states=[(str(agent_id), str(payload)) for agent_id, payload in states],
+        )
 
     def delete_team(self, team_id: UUID) -> None:
         """Remove the team's states, events and record in one transaction (no error if unknown)."""

@@ -123,3 +123,29 @@ def test_a_closed_store_refuses_calls_with_a_store_error(store: PostgresEventSto
     store.close()
     with pytest.raises(EventStoreError, match="closed"):
         store.load_team(uuid4())
+
+
+def test_an_event_postgresql_refuses_for_a_nul_character_is_quarantined_not_fatal(
+    store: PostgresEventStore,
+) -> None:
+    # JSONB cannot hold U+0000: a real refusal of one event (an exec's output
+    # with a NUL byte) that must not stop the team's log.
+    from akgentic.core.messages import UserMessage
+    from akgentic.team import EventQuarantined, PersistenceSubscriber
+
+    team_id = uuid4()
+    try:
+        store.save_team(contract_process(team_id))
+        subscriber = PersistenceSubscriber(team_id, store, batching=True)
+        subscriber.on_messages(
+            [UserMessage(content=text) for text in ("before", "bin\x00ary", "after")]
+        )
+        subscriber.close(timeout=30.0)
+        events = store.load_events(team_id)
+        assert [e.sequence for e in events] == [1, 2, 3]
+        assert isinstance(events[1].event, EventQuarantined)
+        assert "NUL" in events[1].event.reason and "\\u0000" in events[1].event.original
+        assert events[2].event.content == "after"  # type: ignore[attr-defined]
+    finally:
+        store.delete_team(team_id)
+        store.close()
