@@ -10,7 +10,6 @@ it, and clears both; every backend calls it. FIFOs, sockets and links are left a
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import stat
@@ -21,6 +20,7 @@ __all__ = ["ScrubReport", "scrub_tree"]
 
 _log = logging.getLogger(__name__)
 _SPECIAL = stat.S_ISUID | stat.S_ISGID
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass
@@ -47,14 +47,10 @@ def _strip(name: str, dir_fd: int, info: os.stat_result) -> bool:
         os.close(fd)
 
 
-def _visit(name: str, dir_fd: int, where: str, report: ScrubReport) -> None:
-    try:
-        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return
-    mode = info.st_mode
-    if stat.S_ISLNK(mode):
-        return
+def _visit(entry: os.DirEntry[str], dir_fd: int, where: str, report: ScrubReport) -> os.stat_result:
+    """Scrub one entry (not a link); return the status it was seen with."""
+    info = entry.stat(follow_symlinks=False)
+    mode, name = info.st_mode, entry.name
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         os.unlink(name, dir_fd=dir_fd)
         report.removed.append(where)
@@ -68,6 +64,46 @@ def _visit(name: str, dir_fd: int, where: str, report: ScrubReport) -> None:
             report.stripped.append(where)
         else:
             report.failed.append(f"{where}: replaced while being scrubbed")
+    return info
+
+
+def _scan(
+    root_fd: int, relative: str, ident: tuple[int, int], report: ScrubReport
+) -> list[tuple[str, tuple[int, int]]]:
+    """Scrub the entries of one directory; return its subdirectories to visit next.
+
+    The directory is opened from the tree's root by the path its entries were seen
+    at, then checked to be that same directory, so a link swapped in meanwhile is
+    never followed; no descriptor is held past the call, whatever the depth.
+    """
+    subdirs: list[tuple[str, tuple[int, int]]] = []
+    prefix = "" if relative == "." else relative + "/"
+    try:
+        fd = os.open(relative, _DIR_FLAGS, dir_fd=root_fd)
+    except OSError as exc:
+        report.failed.append(f"{relative}: {exc.strerror or exc}")
+        return subdirs
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != ident:
+            report.failed.append(f"{relative}: replaced while being scrubbed")
+            return subdirs
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                where = prefix + entry.name
+                try:
+                    if entry.is_symlink():
+                        continue
+                    info = _visit(entry, fd, where, report)
+                    if stat.S_ISDIR(info.st_mode):
+                        subdirs.append((where, (info.st_dev, info.st_ino)))
+                except FileNotFoundError:
+                    continue  # removed meanwhile (by the host side): nothing to scrub
+                except OSError as exc:
+                    report.failed.append(f"{where}: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+    return subdirs
 
 
 def scrub_tree(tree: Path) -> ScrubReport:
@@ -77,21 +113,21 @@ def scrub_tree(tree: Path) -> ScrubReport:
     listed in :attr:`ScrubReport.failed`.
     """
     report = ScrubReport()
-    errors: list[OSError] = []
-    with contextlib.suppress(FileNotFoundError):
-        root = os.stat(tree, follow_symlinks=False)
-        if root.st_mode & _SPECIAL and not stat.S_ISLNK(root.st_mode):
-            os.chmod(tree, stat.S_IMODE(root.st_mode) & ~_SPECIAL)
+    try:
+        fd = os.open(tree, _DIR_FLAGS)
+    except FileNotFoundError:
+        return report
+    try:
+        root = os.fstat(fd)
+        if root.st_mode & _SPECIAL:
+            os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(root.st_mode) & ~_SPECIAL)
             report.stripped.append(".")
-    for top, dirs, files, dir_fd in os.fwalk(tree, onerror=errors.append, follow_symlinks=False):
-        relative = os.path.relpath(top, tree)
-        for name in (*dirs, *files):
-            where = name if relative == "." else f"{relative}/{name}"
-            try:
-                _visit(name, dir_fd, where, report)
-            except OSError as exc:
-                report.failed.append(f"{where}: {exc.strerror or exc}")
-    report.failed += [f"{e.filename}: {e.strerror or e}" for e in errors]
+        pending = [(".", (root.st_dev, root.st_ino))]
+        while pending:  # a stack, not recursion: a tree may be deeper than any limit
+            relative, ident = pending.pop()
+            pending += _scan(fd, relative, ident, report)
+    finally:
+        os.close(fd)
     if report.failed:
         _log.warning("sandbox tree %s not fully scrubbed: %s", tree, "; ".join(report.failed))
     return report

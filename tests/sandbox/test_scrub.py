@@ -80,3 +80,26 @@ def test_device_nodes_are_removed(tmp_path: Path) -> None:
     report = scrub_tree(tmp_path)
     assert not (tmp_path / "sub" / "null").exists() and not (tmp_path / "loop").exists()
     assert sorted(report.removed) == ["loop", "sub/null"]
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_scrubbed_without_error(
+    tmp_path: Path,
+) -> None:
+    depth = 1100  # deeper than Python's recursion limit, within PATH_MAX
+    fds = [os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)]
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fds[-1])
+            fds.append(os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+        made = os.open("sh", os.O_WRONLY | os.O_CREAT, 0o755, dir_fd=fds[-1])
+        os.fchmod(made, 0o4755)
+        os.close(made)
+        report = scrub_tree(tmp_path)
+        assert not os.stat("sh", dir_fd=fds[-1]).st_mode & SPECIAL
+        assert report.stripped == ["/".join(["d"] * depth) + "/sh"] and not report.failed
+    finally:  # pytest's own clean-up recurses: leave no deep tree behind
+        os.unlink("sh", dir_fd=fds[-1])
+        while len(fds) > 1:
+            os.close(fds.pop())
+            os.rmdir("d", dir_fd=fds[-1])
+        os.close(fds[0])
