@@ -117,11 +117,18 @@ def scrub_tree(tree: Path) -> ScrubReport:
         fd = os.open(tree, _DIR_FLAGS)
     except FileNotFoundError:
         return report
+    except OSError as exc:
+        report.failed.append(f".: {exc.strerror or exc}")
+        _log.warning("sandbox tree %s could not be scrubbed: %s", tree, exc)
+        return report
     try:
         root = os.fstat(fd)
         if root.st_mode & _SPECIAL:
-            os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(root.st_mode) & ~_SPECIAL)
-            report.stripped.append(".")
+            try:
+                os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(root.st_mode) & ~_SPECIAL)
+                report.stripped.append(".")
+            except OSError as exc:
+                report.failed.append(f".: {exc.strerror or exc}")
         pending = [(".", (root.st_dev, root.st_ino))]
         while pending:  # a stack, not recursion: a tree may be deeper than any limit
             relative, ident = pending.pop()

@@ -103,3 +103,15 @@ def test_a_tree_deeper_than_the_recursion_limit_is_scrubbed_without_error(
             os.close(fds.pop())
             os.rmdir("d", dir_fd=fds[-1])
         os.close(fds[0])
+
+
+def test_a_tree_that_is_a_link_is_not_followed_and_the_failure_is_reported(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "sh").write_bytes(b"x")
+    (real / "sh").chmod(0o4755)
+    (tmp_path / "link").symlink_to(real)
+    report = scrub_tree(tmp_path / "link")
+    assert report.failed and (real / "sh").stat().st_mode & stat.S_ISUID
