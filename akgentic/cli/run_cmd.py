@@ -43,11 +43,13 @@ from akgentic.cli.session import (
     StoreOption,
     TimeoutOption,
     cli_errors,
+    fail,
     managed_teams,
     open_store,
     route_line,
     run_alone,
 )
+from akgentic.cli.timeouts import timeout_problem
 
 if TYPE_CHECKING:
     from akgentic.team.manager import TeamManager
@@ -134,6 +136,9 @@ def run_command(
     """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
     console = Console(highlight=False)
     with cli_errors(), ExitStack() as stack:
+        problem = timeout_problem(timeout)
+        if problem:
+            fail(problem, 2)
         team_card, value = card_to_start(card, path, metadata, scripted, stack)
         talk = sys.stdin.isatty() and not send if interactive is None else interactive
         printer = ConversationPrinter(console, rich=True)

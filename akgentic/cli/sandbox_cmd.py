@@ -88,9 +88,14 @@ def sandbox_app() -> typer.Typer:
         network: Annotated[bool, typer.Option(help="Turn the network on.")] = False,
     ) -> None:
         """Run one command, with no shell, in a temporary tree; exit with its code."""
+        from akgentic.cli.timeouts import timeout_problem
         from akgentic.sandbox import ResourceLimits, SandboxError, resolve_sandbox_backend
 
         err = Console(stderr=True)
+        problem = timeout_problem(timeout)
+        if problem:
+            err.print(f"[red]error:[/red] {problem}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
         try:
             spec = resolve_sandbox_backend(backend)
         except SandboxError as exc:

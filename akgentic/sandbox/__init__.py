@@ -4,8 +4,10 @@ The kernel defines what a backend must do (:class:`SandboxBackend`), what a run
 reports (:class:`ExecResult`) and the limits it runs under (:class:`ResourceLimits`);
 plugins provide the backends (``akgentic-bwrap``, ``akgentic-docker``) through the
 ``akgentic_sandbox_backends`` hook, and :func:`resolve_sandbox_backend` picks one.
-The command allow-list (:data:`ALLOWED_COMMANDS`, :func:`validate_command`) is a
-convenience for agents, not the boundary: the backend is. See ``docs/sandbox.md``.
+After every run a backend calls :func:`scrub_tree`, so no setuid/setgid bit and no
+device node made inside stays on the host. The command allow-list
+(:data:`ALLOWED_COMMANDS`, :func:`validate_command`) is a convenience for agents, not
+the boundary: the backend is. See ``docs/sandbox.md``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
         SandboxUnavailableError,
     )
     from akgentic.sandbox.models import TIMEOUT_EXIT_CODE, ExecResult, ResourceLimits
+    from akgentic.sandbox.scrub import ScrubReport, scrub_tree
     from akgentic.sandbox.selection import (
         ENV_BACKEND,
         BackendStatus,
@@ -54,12 +57,14 @@ __all__ = [
     "SandboxError",
     "SandboxNotReady",
     "SandboxUnavailableError",
+    "ScrubReport",
     "StreamCapture",
     "backend_statuses",
     "base_environment",
     "parse_command",
     "resolve_sandbox_backend",
     "sandbox_cwd",
+    "scrub_tree",
     "validate_command",
 ]
 
@@ -81,6 +86,8 @@ _LAZY = {
     "TIMEOUT_EXIT_CODE": "akgentic.sandbox.models",
     "ExecResult": "akgentic.sandbox.models",
     "ResourceLimits": "akgentic.sandbox.models",
+    "ScrubReport": "akgentic.sandbox.scrub",
+    "scrub_tree": "akgentic.sandbox.scrub",
     "ENV_BACKEND": "akgentic.sandbox.selection",
     "BackendStatus": "akgentic.sandbox.selection",
     "backend_statuses": "akgentic.sandbox.selection",

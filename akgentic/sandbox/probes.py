@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import stat
 import tempfile
 import threading
 import time
@@ -335,6 +336,68 @@ def _flood(ctx: ProbeContext) -> ProbeOutcome:
     )
 
 
+def _tree_entries(tree: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    """Every entry under ``tree`` with its own (not followed) status."""
+    for root, dirs, files in os.walk(tree):
+        for name in (*dirs, *files):
+            path = Path(root) / name
+            try:
+                yield path, path.lstat()
+            except OSError:
+                continue  # removed while we looked
+
+
+def _setuid(ctx: ProbeContext) -> ProbeOutcome:
+    name = f"suid-{ctx.token}"
+    result = ctx.sh(
+        f"cp /bin/sh {name} && chmod 6755 {name} && ls -ln {name}\n"
+        f"mkdir sgid-{ctx.token} && chmod 2775 sgid-{ctx.token}\n"
+        f"touch plain-{ctx.token} && chmod 4755 plain-{ctx.token}\n"
+        "id -u\nexit 0\n"
+    )
+    problems = []
+    for path, info in _tree_entries(ctx.tree):
+        if info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+            bits = "setuid" if info.st_mode & stat.S_ISUID else "setgid"
+            problems.append(
+                f"{path.relative_to(ctx.tree)} kept its {bits} bit on the host"
+                f" (owner uid {info.st_uid})"
+            )
+    return _outcome("setuid", problems, result, "no setuid/setgid bit survives on the host")
+
+
+def _devices(ctx: ProbeContext) -> ProbeOutcome:
+    result = ctx.sh(
+        f"mknod null-{ctx.token} c 1 3 2>&1 && echo MADE char\n"
+        f"mknod loop-{ctx.token} b 7 0 2>&1 && echo MADE block\n"
+        f"mkfifo fifo-{ctx.token} 2>&1\nexit 0\n"
+    )
+    problems = []
+    for path, info in _tree_entries(ctx.tree):
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+            problems.append(f"device node {path.relative_to(ctx.tree)} is on the host")
+    return _outcome("devices", problems, result, "no device node reaches the host tree")
+
+
+def _host_paths(ctx: ProbeContext) -> ProbeOutcome:
+    result = ctx.sh(
+        "for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do\n"
+        '  cat "$f" 2>/dev/null; echo\ndone\n'
+        'for f in /proc/[0-9]*/cwd /proc/[0-9]*/root; do readlink "$f" 2>/dev/null; done\n'
+        "exit 0\n"
+    )
+    seen = result.stdout.replace("\x00", " ")
+    problems = []
+    if f"probe-{ctx.token}.sh" not in seen:
+        problems.append("could not read its own /proc/PID/cmdline (the probe proved nothing)")
+    for host in sorted({str(ctx.tree), str(ctx.host_dir), str(ctx.tree.resolve())}):
+        if host in seen:
+            problems.append(f"the host path {host} is visible inside")
+    return _outcome(
+        "host-paths", problems, result, "no host path in /proc/*/cmdline, environ, cwd or root"
+    )
+
+
 _HANG = """trap '' TERM HUP INT
 if [ "$1" = child ]; then while :; do sleep 1; done; fi
 sh "$0" child &
@@ -375,6 +438,9 @@ PROBES: tuple[Probe, ...] = (
     Probe("fill-disk", "write files until the disk is full", _fill_disk),
     Probe("flood-100MB", "print 100 MB on stdout", _flood),
     Probe("ignore-sigterm", "ignore SIGTERM, fork and setsid away, overrun", _ignore_sigterm),
+    Probe("setuid", "chmod 6755 a copy of a shell, for any host user to run", _setuid),
+    Probe("devices", "mknod a character and a block device in the tree", _devices),
+    Probe("host-paths", "find the tree's host path in /proc/*/cmdline, environ", _host_paths),
 )
 
 

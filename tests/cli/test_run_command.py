@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
 
+import pytest
+
 from akgentic.team import SqliteEventStore, TeamStatus
 from akgentic.testing.llm_server import ScriptedLLMServer
 
@@ -163,4 +165,16 @@ def test_a_model_without_credentials_is_refused_before_any_team_is_created(
     assert "OPENAI_API_KEY is not set" in done.stderr
     assert "@Manager" in done.stderr and "profile Researcher" in done.stderr
     assert "Traceback" not in done.stderr
+    assert not (tmp_path / "cli.db").exists()
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "0", "1e308"])
+def test_an_impossible_timeout_is_one_error_line_before_any_team_is_created(
+    run_module: Run, demo_card_file: Path, tmp_path: Path, value: str
+) -> None:
+    done = run_module(RUN, "run", str(demo_card_file), "--send", "hi", "--timeout", value)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --timeout"), done.stderr
     assert not (tmp_path / "cli.db").exists()

@@ -4,7 +4,9 @@ One spawner lives per backend instance. The backend sends it one request at a ti
 over a Unix socket: a JSON message (argv, environment, rlimits) with the write ends of
 the output pipes attached. The spawner forks — cheap, it is a small process — and the
 child starts a new session, takes the pipes as stdout/stderr, sets the rlimits and
-execs bubblewrap. The spawner answers with the child's pid, then with its exit code.
+execs bubblewrap, its options (``options``) read from a memory file (``--args FD``)
+rather than its command line, which the sandbox can read as ``/proc/1/cmdline``.
+The spawner answers with the child's pid, then with its exit code.
 
 Why a separate process: joining the pids cgroup is slow (a cgroup v1 migration waits
 for an RCU grace period) and forking the large akgentic process costs page tables on
@@ -46,7 +48,14 @@ def _child(request: dict[str, Any], fds: list[int]) -> None:
         os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])  # the socket too
         for which, value in request["rlimits"]:
             resource.setrlimit(which, (value, value))
-        os.execve(request["argv"][0], request["argv"], request["env"])
+        argv = request["argv"]
+        if request.get("options"):
+            # handed over in a memory file, so that they are in no command line
+            args = os.memfd_create("bwrap-args", 0)
+            os.write(args, b"".join(o.encode() + b"\0" for o in request["options"]))
+            os.lseek(args, 0, os.SEEK_SET)
+            argv = [argv[0], "--args", str(args), *argv[1:]]
+        os.execve(argv[0], argv, request["env"])
     except BaseException as exc:  # a forked child must never return into the loop
         os.write(2, f"bwrap spawner: could not start {request['argv'][0]}: {exc}\n".encode())
     os._exit(127)

@@ -16,7 +16,8 @@ INSTALL_HINT = "apt install bubblewrap (Debian/Ubuntu; the package is 'bubblewra
 @functools.lru_cache(maxsize=8)
 def _probe(bwrap: str, true: str) -> str | None:
     args = [
-        bwrap, "--unshare-all", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID),
+        bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+        "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID),
         "--cap-drop", "ALL", "--die-with-parent", "--new-session",
         "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", true,
     ]  # fmt: skip

@@ -23,6 +23,7 @@ from akgentic.sandbox import (
     StreamCapture,
     base_environment,
     sandbox_cwd,
+    scrub_tree,
 )
 from akgentic.sandbox.capture import pump_pipes
 from akgentic_bwrap.cgroup import PidsCgroup, find_pids_root, sweep_stale
@@ -61,12 +62,15 @@ def _rlimits(limits: ResourceLimits) -> list[tuple[int, int]]:
 class BwrapBackend:
     """Runs each command in a fresh bubblewrap sandbox.
 
-    Every namespace is unshared (network too, unless ``limits.network``), the command
-    runs as uid/gid 65534 with no capabilities, sees read-only system directories, a
-    curated part of ``/etc``, private size-limited ``/tmp`` and home, and the tree at
-    ``/workspace`` as the only writable host path. rlimits are set before exec; the
-    sandbox leads its own session and process group, and its pid namespace ends with
-    it, so a timeout or :meth:`kill` leaves no process behind.
+    Every namespace is unshared (network too, unless ``limits.network``; no nested
+    user namespace), the command runs as uid/gid 65534 with no capabilities, sees
+    read-only system directories, a curated part of ``/etc``, private size-limited
+    ``/tmp`` and home, and the tree at ``/workspace`` (``nosuid,nodev``) as the only
+    writable host path; bubblewrap gets its options through a memory file, so no host
+    path is in a command line the sandbox can read. After every run the tree is
+    scrubbed of setuid/setgid bits and device nodes (:func:`akgentic.sandbox.scrub_tree`).
+    rlimits are set before exec; the sandbox leads its own session and process group,
+    and its pid namespace ends with it, so a timeout or :meth:`kill` leaves no process behind.
 
     Args:
         bwrap: Path of the ``bwrap`` executable (default: found on PATH at prepare).
@@ -172,17 +176,23 @@ class BwrapBackend:
             raise SandboxError("run() called before prepare()")
         if not argv:
             raise SandboxError("empty command")
-        limits = self._limits
-        args = [*self._base, "--chdir", sandbox_cwd(cwd), "--", *argv]
+        limits, tree = self._limits, self._tree
+        options = [*self._base[1:], "--chdir", sandbox_cwd(cwd)]
+        command = [self._base[0], "--", *argv]
         environment = base_environment(env)
         with self._run_lock:
             prepare_s = self._prepare_s if self._prepare_unreported else 0.0
             self._prepare_unreported = False
-            return self._run_locked(args, environment, limits, timeout_s, prepare_s)
+            try:
+                return self._run_locked(command, options, environment, limits, timeout_s, prepare_s)
+            finally:
+                # the run's pid namespace is gone with it: nothing inside can race this
+                scrub_tree(tree)
 
     def _run_locked(
         self,
         args: list[str],
+        options: list[str],
         environment: dict[str, str],
         limits: ResourceLimits,
         timeout_s: float,
@@ -202,7 +212,7 @@ class BwrapBackend:
         started_at = time.time()
         begin = time.monotonic()
         try:
-            pid = spawner.spawn(args, environment, _rlimits(limits), out_w, err_w)
+            pid = spawner.spawn(args, environment, _rlimits(limits), out_w, err_w, options)
         except SandboxError:
             os.close(out_r)
             os.close(err_r)

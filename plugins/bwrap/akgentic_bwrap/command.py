@@ -87,10 +87,18 @@ def bwrap_args(
     limits: ResourceLimits,
     environ: Mapping[str, str],
 ) -> list[str]:
-    """Everything before ``--chdir``: namespaces, identity, filesystem, tmpfs sizes."""
+    """Everything before ``--chdir``: namespaces, identity, filesystem, tmpfs sizes.
+
+    The user namespace is asked for explicitly: as host root ``--unshare-all`` would
+    skip it, and ``--disable-userns`` (no nested namespace to regain capabilities in)
+    needs it. The backend hands these options to bubblewrap through ``--args FD``, so
+    the host paths in them never show in a command line the sandbox can read.
+    """
     args = [
         bwrap,
         "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
         "--uid", str(SANDBOX_UID),
         "--gid", str(SANDBOX_GID),
         "--cap-drop", "ALL",
@@ -107,6 +115,8 @@ def bwrap_args(
     args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     args += ["--perms", "0700", "--size", size, "--tmpfs", "/home/sandbox"]
     args += _extra_binds(environ)  # after the tmpfs mounts, which would hide them
+    # bubblewrap binds nosuid,nodev (only --dev-bind keeps devices): a setuid file or a
+    # device node made in the tree does nothing inside; the scrub clears them after.
     args += ["--bind", str(tree), MOUNT_POINT]
     # bubblewrap's root is a writable tmpfs: make it read-only so host memory is not
     # a scratch disk outside the tmpfs size limits.

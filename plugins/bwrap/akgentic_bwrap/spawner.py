@@ -80,9 +80,21 @@ class Spawner:
         rlimits: Sequence[tuple[int, int]],
         stdout: int,
         stderr: int,
+        options: Sequence[str] = (),
     ) -> int:
-        """Start ``argv`` (absolute path first) with the given pipes; return its pid."""
-        request = json.dumps({"argv": list(argv), "env": dict(env), "rlimits": list(rlimits)})
+        """Start ``argv`` (absolute path first) with the given pipes; return its pid.
+
+        ``options``, when given, reach the program through ``--args FD`` (bubblewrap's
+        NUL-separated option file), placed before the rest of ``argv``.
+        """
+        request = json.dumps(
+            {
+                "argv": list(argv),
+                "options": list(options),
+                "env": dict(env),
+                "rlimits": list(rlimits),
+            }
+        )
         fds = array.array("i", [stdout, stderr])
         try:
             self._sock.sendmsg(

@@ -256,3 +256,18 @@ def test_empty_cgroups_of_dead_processes_are_swept_at_prepare(tmp_path: Path) ->
         backend.close()
         if stale.exists():
             stale.rmdir()
+
+
+def test_no_nested_user_namespace_can_be_made_to_regain_capabilities(
+    prepared: tuple[BwrapBackend, Path],
+) -> None:
+    backend, _ = prepared
+    code, out = sh(backend, "unshare -U -r id -u; echo exit=$?")
+    assert "exit=0" not in out and code == 0, out
+
+
+def test_the_sandbox_pid_1_carries_no_host_path(prepared: tuple[BwrapBackend, Path]) -> None:
+    backend, tree = prepared
+    code, out = sh(backend, "tr '\\0' ' ' < /proc/1/cmdline")
+    assert code == 0 and "bwrap --args " in out, out
+    assert str(tree) not in out and str(tree.parent) not in out

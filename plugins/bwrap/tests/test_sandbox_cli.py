@@ -27,7 +27,8 @@ def test_sandbox_check_shows_every_probe_contained_on_bwrap() -> None:
     done = akgentic("sandbox", "check", "--backend", "bwrap")
     assert done.returncode == 0, done.stdout + done.stderr
     for probe in ("write-outside", "read-secrets", "network", "remount", "fork-bomb",
-                  "fill-disk", "flood-100MB", "ignore-sigterm"):  # fmt: skip
+                  "fill-disk", "flood-100MB", "ignore-sigterm", "setuid", "devices",
+                  "host-paths"):  # fmt: skip
         line = next(row for row in done.stdout.splitlines() if probe in row)
         assert "contained" in line and "NOT" not in line
     assert "every probe was contained" in done.stdout

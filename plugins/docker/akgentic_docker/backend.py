@@ -20,6 +20,7 @@ from akgentic.sandbox import (
     StreamCapture,
     base_environment,
     sandbox_cwd,
+    scrub_tree,
 )
 from akgentic.sandbox.backend import MOUNT_POINT, SANDBOX_HOME, SANDBOX_TMP
 
@@ -42,7 +43,10 @@ class DockerBackend:
     read-only root, no capabilities, ``no-new-privileges``, a pids, memory and rlimit
     ceiling from the limits, size-limited tmpfs for ``/tmp`` and the home, and the tree
     bound at ``/workspace`` as its only writable mount. A run owns its container, so
-    a timeout or :meth:`kill` ends every process of it. ``prepare`` makes sure the
+    a timeout or :meth:`kill` ends every process of it. ``no-new-privileges`` makes a
+    setuid file inert inside; after every run the tree is scrubbed of setuid/setgid
+    bits and device nodes (:func:`akgentic.sandbox.scrub_tree`), since a file made as
+    the container user is a file of that user on the host. ``prepare`` makes sure the
     image is present (pulling it when missing): that cold start is reported as the
     first result's ``prepare_s``, apart from the run's own time.
 
@@ -189,10 +193,15 @@ class DockerBackend:
             raise SandboxError("empty command")
         workdir = sandbox_cwd(cwd)
         environment = base_environment(env)
+        tree = self._tree
         with self._run_lock:
             prepare_s = self._prepare_s if self._prepare_unreported else 0.0
             self._prepare_unreported = False
-            return self._run_locked(list(argv), workdir, environment, timeout_s, prepare_s)
+            try:
+                return self._run_locked(list(argv), workdir, environment, timeout_s, prepare_s)
+            finally:
+                # the container is removed by now, so nothing inside can race this
+                scrub_tree(tree)
 
     def _host_config(self, limits: ResourceLimits, tree: Path) -> Any:
         from docker.types import LogConfig, Ulimit

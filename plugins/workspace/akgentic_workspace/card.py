@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Callable
 from typing import Any
 
@@ -182,7 +183,11 @@ class WorkspaceTool(ToolCard):
         """Bind to the tree: resolve it, gate sharing, create it, seed it, set up exec."""
         super().observer(observer)
         location = self._locate(observer)
-        location.tree.mkdir(parents=True, exist_ok=True)
+        location.tree.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # private to this user: a sandbox run writes here as this user (root, in CI)
+        tree_stat = location.tree.lstat()
+        if stat.S_ISDIR(tree_stat.st_mode) and tree_stat.st_uid == os.geteuid():
+            location.tree.chmod(0o700)
         files = TreeFiles(location.tree)
         files.sweep_staging()
         exec_spec = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -144,3 +145,16 @@ def test_listing_glob_and_grep_render_as_documented(make_agent: Make) -> None:
     assert a.grep("absent") == "No matches found."
     with pytest.raises(RetriableError, match=r"Directory not found: b\.txt"):
         a.list("b.txt")
+
+
+def test_a_tree_is_private_to_the_user_akgentic_runs_as(
+    make_agent: Make, workspaces_root: Path
+) -> None:
+    """Nobody else may reach into a tree (a sandbox run writes there as this user)."""
+    old = workspaces_root / "alice" / "_id" / "old"
+    old.mkdir(parents=True, mode=0o755)
+    old.chmod(0o755)  # made by an earlier version, open to every user
+    make_agent(workspace_id="fresh")
+    make_agent(name="@B", workspace_id="old")
+    for tree in (workspaces_root / "alice" / "_id" / "fresh", old):
+        assert stat.S_IMODE(tree.stat().st_mode) == 0o700
