@@ -156,6 +156,15 @@ def _manager(store: EventStore, interactive: bool) -> AbstractContextManager[Tea
     return managed_teams(store, ConversationPrinter(console))
 
 
+def _check_timeout(timeout: float) -> None:
+    """One error line and exit 2 for a timeout no clock can hold (``inf``, ``nan``, ``-1``)."""
+    from akgentic.cli.timeouts import timeout_problem
+
+    problem = timeout_problem(timeout)
+    if problem:
+        fail(problem, 2)
+
+
 def _interactive(flag: bool | None) -> bool:
     return sys.stdin.isatty() if flag is None else flag
 
@@ -228,6 +237,7 @@ def team_app() -> typer.Typer:
         keeps running there; the command prints its id.
         """
         with cli_errors(), ExitStack() as stack:
+            _check_timeout(timeout)
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive, scripted)
@@ -256,6 +266,7 @@ def team_app() -> typer.Typer:
         With --cluster naming a fleet, the team is placed there again and keeps running.
         """
         with cli_errors():
+            _check_timeout(timeout)
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive)

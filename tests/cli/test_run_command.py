@@ -178,3 +178,17 @@ def test_an_impossible_timeout_is_one_error_line_before_any_team_is_created(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --timeout"), done.stderr
     assert not (tmp_path / "cli.db").exists()
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1"])
+@pytest.mark.parametrize("verb", ["create", "resume"])
+def test_team_create_and_resume_refuse_an_impossible_timeout_in_one_line(
+    run_module: Run, demo_card_file: Path, tmp_path: Path, value: str, verb: str
+) -> None:
+    target = str(demo_card_file) if verb == "create" else "00000000-0000-0000-0000-000000000000"
+    done = run_module("akgentic.cli", "team", verb, target, "--timeout", value)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --timeout"), done.stderr
+    assert not (tmp_path / "cli.db").exists()
