@@ -49,9 +49,7 @@ def card_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def akgentic(tmp_path: Path) -> Run:
     """``akgentic(*args, env={...})``: the real CLI in a subprocess, no cluster or store set."""
-    base = {
-        k: v for k, v in os.environ.items() if k not in ("AKGENTIC_CLUSTER", "AKGENTIC_STORE")
-    }
+    base = {k: v for k, v in os.environ.items() if k not in ("AKGENTIC_CLUSTER", "AKGENTIC_STORE")}
 
     def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -130,9 +128,10 @@ def test_the_team_lifecycle_on_a_fleet_prints_what_one_machine_prints(
     }
     stopped = fleet("list", "--status", "stopped", "--metadata", f"tenant={tenant}", "--json")
     assert [r["team_id"] for r in json.loads(stopped.stdout)] == [team_id]
-    assert stopped.stdout == here(
-        "list", "--status", "stopped", "--metadata", f"tenant={tenant}", "--json"
-    ).stdout
+    assert (
+        stopped.stdout
+        == here("list", "--status", "stopped", "--metadata", f"tenant={tenant}", "--json").stdout
+    )
 
     resumed = fleet("resume", team_id, "--send", "after the resume")
     assert resumed.stdout == f"{team_id}\n"
