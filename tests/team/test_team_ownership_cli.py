@@ -1,8 +1,11 @@
 """One owner per team, across real ``akgentic team`` processes on a real SQLite store.
 
-* two ``team resume`` of one team at once: exactly one runs, the other exits
-  non-zero saying who runs it (``AKGENTIC_RACE_TRIALS`` trials, 3 by default;
-  ``AKGENTIC_RACE_TRIALS=50 pytest -k two_resumes`` is the full check);
+* two ``team resume`` of one team at once, with a busy loop on every core:
+  exactly one runs, the other exits non-zero with one line saying who runs it
+  (``AKGENTIC_RACE_TRIALS`` trials, 3 by default; ``AKGENTIC_RACE_TRIALS=50
+  pytest -k two_resumes`` is the full check). The winner keeps its session open
+  until the loser has exited: a session that ended first would have let the team
+  go, and the second resume would then rightly run it;
 * ``team stop`` from another process asks the owner to stop and waits: never two
   live copies, nothing lost;
 * SIGKILL of the owner, then ``team resume``, works at once;
@@ -79,6 +82,21 @@ def spawn(
         child.wait(timeout=30)
 
 
+@pytest.fixture
+def cpu_load() -> Iterator[None]:
+    """A busy-loop process per core while the test runs (stopped by pid afterwards)."""
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 1)
+    ]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait(timeout=30)
+
+
 def store(tmp_path: Path) -> SqliteEventStore:
     return SqliteEventStore(tmp_path / "cli.db")
 
@@ -128,6 +146,7 @@ def race_once(spawn: Callable[..., subprocess.Popen[str]], team_id: str) -> tupl
     loser, winner = pair[loser_index], pair[1 - loser_index]
     _, loser_err = loser.communicate(timeout=BOUND)
     assert loser.returncode == 1, loser_err
+    assert len(loser_err.strip().splitlines()) == 1, loser_err
     assert winner.poll() is None, "both copies ended: none kept the team"
     _, winner_err = winner.communicate("hello from the winner\n", timeout=BOUND)
     assert winner.returncode == 0, winner_err
@@ -135,7 +154,11 @@ def race_once(spawn: Callable[..., subprocess.Popen[str]], team_id: str) -> tupl
 
 
 def test_two_resumes_at_once_run_exactly_one_copy(
-    spawn: Callable[..., subprocess.Popen[str]], run_cli: Run, card_file: Path, tmp_path: Path
+    spawn: Callable[..., subprocess.Popen[str]],
+    run_cli: Run,
+    card_file: Path,
+    tmp_path: Path,
+    cpu_load: None,
 ) -> None:
     team_id = stopped_team(run_cli, card_file)
     trials = int(os.environ.get("AKGENTIC_RACE_TRIALS", "3"))
