@@ -57,6 +57,38 @@ def gate_claims(handle: Any, barrier: threading.Barrier) -> None:
     handle.claim_team = claim_team
 
 
+def race_round(
+    actor_system: Any, open_handle: Callable[[], Any], prober: EventStore, team_id: Any
+) -> tuple[list[tuple[TeamManager, TeamRuntime]], list[TeamOwnedError]]:
+    """Two managers resume ``team_id`` while ``prober`` asks ``claim_held``, all at once."""
+    barrier = threading.Barrier(3)
+    managers = []
+    for _ in range(2):
+        handle = open_handle()
+        gate_claims(handle, barrier)
+        managers.append(TeamManager(actor_system, handle))
+    won: list[tuple[TeamManager, TeamRuntime]] = []
+    refused: list[TeamOwnedError] = []
+
+    def resume(manager: TeamManager) -> None:
+        try:
+            won.append((manager, manager.resume_team(team_id)))
+        except TeamOwnedError as exc:
+            refused.append(exc)
+
+    def probe() -> None:
+        barrier.wait(timeout=30)
+        prober.claim_held(team_id)
+
+    threads = [threading.Thread(target=resume, args=(m,)) for m in managers]
+    threads.append(threading.Thread(target=probe))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return won, refused
+
+
 def test_two_resumes_at_the_same_instant_let_exactly_one_run_the_team(
     actor_system: Any, team_card: Callable[..., TeamCard], open_handle: Callable[[], Any]
 ) -> None:
@@ -65,39 +97,13 @@ def test_two_resumes_at_the_same_instant_let_exactly_one_run_the_team(
     runtime.send("first")
     assert runtime.wait_idle(10)
     creator.stop_team(runtime.id)
-    team_id = runtime.id
     prober = open_handle()
     for _round in range(ROUNDS):
-        barrier = threading.Barrier(3)
-        managers = []
-        for _ in range(2):
-            handle = open_handle()
-            gate_claims(handle, barrier)
-            managers.append(TeamManager(actor_system, handle))
-        won: list[tuple[TeamManager, TeamRuntime]] = []
-        refused: list[TeamOwnedError] = []
-        probed: list[bool] = []
-
-        def resume(manager: TeamManager) -> None:
-            try:
-                won.append((manager, manager.resume_team(team_id)))
-            except TeamOwnedError as exc:
-                refused.append(exc)
-
-        def probe() -> None:
-            barrier.wait(timeout=30)
-            probed.append(prober.claim_held(team_id))
-
-        threads = [threading.Thread(target=resume, args=(m,)) for m in managers]
-        threads.append(threading.Thread(target=probe))
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+        won, refused = race_round(actor_system, open_handle, prober, runtime.id)
         assert len(won) == 1 and len(refused) == 1, (won, refused)
         assert "is running in process" in str(refused[0])
         winner, resumed = won[0]
-        assert prober.claim_held(team_id)
+        assert prober.claim_held(runtime.id)
         winner.stop_team(resumed.id)
-        process = winner.get_team(team_id)
+        process = winner.get_team(runtime.id)
         assert process is not None and process.status == TeamStatus.STOPPED
