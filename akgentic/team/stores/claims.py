@@ -109,7 +109,10 @@ class LockFileClaims:
     def _owned_exclusively(self, team_id: UUID) -> bool:
         """Whether someone holds the lock exclusively (an owner), checked with a shared lock."""
         assert fcntl is not None
-        probe = os.open(self._path(team_id), os.O_RDONLY)
+        try:
+            probe = os.open(self._path(team_id), os.O_RDONLY)
+        except FileNotFoundError:
+            return True  # unlinked by a deletion, which holds the team while it runs
         try:
             fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
