@@ -3,8 +3,10 @@
 This module imports pydantic-ai; the agent loads it in ``on_start`` only.
 
 - :class:`MailboxHook` looks at the inbox before every model request: a queued
-  ``/stop`` (or :class:`~akgentic.core.messages.CancelMessage`) ends the run with
-  :class:`~akgentic.tool.mailbox.RunInterruptedError`; other new mail is announced to
+  ``/stop`` (or :class:`~akgentic.core.messages.CancelMessage`) from someone the agent
+  takes commands from ends the run with
+  :class:`~akgentic.tool.mailbox.RunInterruptedError`; other new mail (an agent's
+  ``/stop`` line included, which is only text) is announced to
   the model once per run, and a ``read_mailbox(message_id)`` call takes the named
   message out of the inbox and puts its content into the run.
 - :class:`RecipientCheckHook` refuses a structured output whose recipients cannot
@@ -50,8 +52,15 @@ def arrival_notice(messages: list[MailboxMessage], closing: str = ARRIVAL_CLOSIN
     return "\n".join([*lines, closing])
 
 
-def _is_cancel(message: Message) -> bool:
-    return isinstance(message, CancelMessage) or is_stop_request(message)
+def _is_cancel(agent: BaseAgent, message: Message) -> bool:
+    """Whether ``message`` may end ``agent``'s run: same sender rule as any slash command.
+
+    A CancelMessage without a sender was told by code holding the actor itself (the
+    host program), not sent by a member, so it counts as the operator's.
+    """
+    if isinstance(message, CancelMessage):
+        return message.sender is None or agent.accepts_commands_from(message.sender)
+    return is_stop_request(message) and agent.accepts_commands_from(message.sender)
 
 
 class MailboxHook(RunHook):
@@ -91,7 +100,7 @@ class MailboxHook(RunHook):
         queued = agent.get_mailbox()
         if not queued:
             return
-        cancels = [m for m in queued if _is_cancel(m)]
+        cancels = [m for m in queued if _is_cancel(agent, m)]
         if cancels:
             agent.consume_mailbox([m.id for m in cancels])
             raise RunInterruptedError(f"{agent.config.name}: run cancelled")

@@ -119,7 +119,11 @@ def _session(
     interactive: bool,
     timeout: float,
 ) -> None:
-    """Deliver ``sends``, then chat on stdin or wait for idle; always stop the team."""
+    """Deliver ``sends``, then chat on stdin or wait for idle; always stop the team.
+
+    A line typed after the team stopped under the session (idle, or stopped from
+    elsewhere) is refused, and leaving never stops a copy another process runs since.
+    """
     try:
         for text in sends or []:
             runtime.send(text)
@@ -128,11 +132,12 @@ def _session(
             while True:
                 line = sys.stdin.readline()
                 if not line:
-                    runtime.wait_idle(timeout)  # let what was typed last reach its members
+                    if _runs(manager, runtime):
+                        runtime.wait_idle(timeout)  # let what was typed last reach its members
                     break
                 text = line.rstrip("\n")
                 if text.strip():
-                    runtime.send(text)
+                    _send_typed(manager, runtime, text)
         elif not runtime.wait_idle(timeout):
             err_console.print(
                 f"[yellow]warning:[/yellow] team still busy after {timeout:g} s; stopping"
@@ -142,13 +147,40 @@ def _session(
             err_console.print("interrupted: stopping the team")
     finally:
         try:
-            manager.stop_team(runtime.id)
+            manager.stop_team(runtime.id, here_only=True)
         except KeyboardInterrupt:
             # The interrupt that says "the claim was lost" may land while stopping.
             lost = manager.claim_lost(runtime.id)
             if lost is None:
                 raise
             raise lost from None
+
+
+def _runs(manager: TeamManager, runtime: TeamRuntime) -> bool:
+    """Whether this session's manager still runs the team (it may have stopped idle)."""
+    return manager.get_runtime(runtime.id) is runtime and runtime.orchestrator_addr.is_alive()
+
+
+def _send_typed(manager: TeamManager, runtime: TeamRuntime, text: str) -> None:
+    """Send a typed line, or end the session with one line when the team is no longer run."""
+    stopped = (
+        f"team {runtime.id} was stopped while this session waited (idle, or from "
+        "elsewhere); the line was not sent. Resume the team to go on"
+    )
+    lost = manager.claim_lost(runtime.id)
+    if lost is not None:
+        raise lost
+    if not _runs(manager, runtime):
+        fail(stopped)
+    try:
+        runtime.send(text)
+    except Exception:
+        lost = manager.claim_lost(runtime.id)
+        if lost is not None:
+            raise lost from None
+        if _runs(manager, runtime):
+            raise
+        fail(stopped)  # it stopped between the check and the send
 
 
 def _manager(store: EventStore, interactive: bool) -> AbstractContextManager[TeamManager]:

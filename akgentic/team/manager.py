@@ -361,8 +361,12 @@ class TeamManager:
             return runtime
 
     @_with_registry
-    def stop_team(self, team_id: TeamId) -> None:
+    def stop_team(self, team_id: TeamId, *, here_only: bool = False) -> None:
         """Stop a running team and record it as stopped; stopping a stopped team does nothing.
+
+        ``here_only=True`` stops the team only if this manager runs it, and does
+        nothing otherwise: for a session ending that must not reach a copy another
+        process started after this one let the team go (an idle stop, say).
 
         A team this manager runs is stopped here. A team another live process
         owns is asked to stop through the signal its owner record names, and
@@ -374,6 +378,8 @@ class TeamManager:
         """
         uid = as_team_id(team_id)
         with self._lock(uid):
+            if here_only and self.get_runtime(uid) is None:
+                return
             process = self._require(uid)
             runtime = self.get_runtime(uid)
             if runtime is None:

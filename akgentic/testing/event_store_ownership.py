@@ -6,7 +6,9 @@ runs these too: creating a team by claim, a held claim refusing every other
 handle until released, writes under an older epoch refused without effect,
 fenced appends refused for a team without a record (no orphans), several
 handles racing to claim one team (exactly one wins, ``claim_race_rounds``
-times) and a claim held by a SIGKILLed process being free at once.
+times), a free team's claim never refused while another process probes
+``claim_held`` (``probe_race_rounds`` claims), and a claim held by a SIGKILLed
+process being free at once.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from akgentic.testing.event_store_fixtures import (
     resolve_opener,
 )
 
-__all__ = ["OwnershipContract", "claim_child", "contract_owner"]
+__all__ = ["OwnershipContract", "claim_child", "contract_owner", "probe_child"]
 
 
 def contract_owner(name: str = "contract") -> TeamOwner:
@@ -51,6 +53,16 @@ def claim_child(opener: str, url: str, team_id: str) -> None:
     claimed = store.claim_team(UUID(team_id), contract_owner("child"))
     print(claimed.epoch, flush=True)
     threading.Event().wait()
+
+
+def probe_child(opener: str, url: str, team_id: str) -> None:
+    """Child process of the probe test: ask ``claim_held`` over and over until killed."""
+    store = resolve_opener(opener)(url)
+    team = UUID(team_id)
+    store.claim_held(team)
+    print("probing", flush=True)
+    while True:
+        store.claim_held(team)
 
 
 def _race_claims(handles: list[EventStore], team_id: UUID) -> tuple[list[int], list[Exception]]:
@@ -81,6 +93,10 @@ class OwnershipContract:
     supports_crash_test: ClassVar[bool]
     #: Rounds of the race where several handles claim one team at once.
     claim_race_rounds: ClassVar[int] = 10
+    #: Claims made while another process probes ``claim_held`` without a pause.
+    probe_race_rounds: ClassVar[int] = 200
+    #: Processes probing ``claim_held`` during those claims.
+    probing_processes: ClassVar[int] = 2
 
     def open_store(self, url: str) -> EventStore:  # pragma: no cover - EventStoreContract's
         raise NotImplementedError
@@ -211,6 +227,50 @@ class OwnershipContract:
         finally:
             for handle in handles[1:]:
                 handle.close()
+
+    def test_a_free_team_is_never_refused_while_other_processes_probe_it(
+        self, store: EventStore, store_url: str
+    ) -> None:
+        # A probe (``akgentic team stop``, a status page...) must not make a free team
+        # look owned: a resume racing it would be refused with nobody running the team.
+        if not self.supports_crash_test:
+            pytest.skip("this store is not shared with other processes")
+        process = contract_process()
+        store.save_team(process)
+        store.claim_team(process.team_id, contract_owner())  # whatever a claim sets up
+        store.release_team(process.team_id)
+        code = (
+            "from akgentic.testing.event_store_ownership import probe_child\n"
+            f"probe_child({self.opener!r}, {store_url!r}, {str(process.team_id)!r})\n"
+        )
+        children = [
+            subprocess.Popen(
+                [sys.executable, "-c", code],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(self.probing_processes)
+        ]
+        refused: list[str] = []
+        try:
+            for child in children:
+                assert child.stdout is not None
+                assert child.stdout.readline().strip() == "probing", (
+                    child.stderr.read() if child.stderr else ""
+                )
+            for _round in range(self.probe_race_rounds):
+                try:
+                    store.claim_team(process.team_id, contract_owner())
+                except TeamOwnedError as exc:
+                    refused.append(str(exc))
+                    continue
+                store.release_team(process.team_id)
+        finally:
+            for child in children:
+                child.kill()
+                child.wait(timeout=60)
+        assert refused == [], f"{len(refused)} of {self.probe_race_rounds} claims refused"
 
     def test_stored_team_ids_include_teams_with_events_or_states_but_no_record(
         self, store: EventStore

@@ -224,3 +224,19 @@ def test_delete_purges_the_record_events_and_states(
     assert manager.event_store.load_agent_states(runtime.id) == []
     with pytest.raises(TeamNotFoundError):
         manager.delete_team(runtime.id)
+
+
+def test_stop_here_only_leaves_a_copy_another_manager_runs_alone(
+    manager: TeamManager, team_card: CardFactory, actor_system: Any
+) -> None:
+    runtime = manager.create_team(team_card())
+    runtime.send("one")
+    assert runtime.wait_idle(10)
+    manager.stop_team(runtime.id)
+    other = TeamManager(actor_system, manager.event_store)  # resumed it since
+    resumed = other.resume_team(runtime.id)
+    manager.stop_team(runtime.id, here_only=True)  # e.g. a session ending late
+    assert resumed.orchestrator_addr.is_alive()
+    process = manager.get_team(runtime.id)
+    assert process is not None and process.status == TeamStatus.RUNNING
+    other.stop_team(runtime.id)

@@ -1,10 +1,15 @@
 """One owner per team, across real ``akgentic team`` processes on a real SQLite store.
 
-* two ``team resume`` of one team at once: exactly one runs, the other exits
-  non-zero saying who runs it (``AKGENTIC_RACE_TRIALS`` trials, 3 by default;
-  ``AKGENTIC_RACE_TRIALS=50 pytest -k two_resumes`` is the full check);
+* two ``team resume`` of one team at once, with a busy loop on every core:
+  exactly one runs, the other exits non-zero with one line saying who runs it
+  (``AKGENTIC_RACE_TRIALS`` trials, 3 by default; ``AKGENTIC_RACE_TRIALS=50
+  pytest -k two_resumes`` is the full check). The winner keeps its session open
+  until the loser has exited: a session that ended first would have let the team
+  go, and the second resume would then rightly run it;
 * ``team stop`` from another process asks the owner to stop and waits: never two
   live copies, nothing lost;
+* a session whose team stopped under it (idle) accepts no more input, and on
+  leaving does not stop the next owner's copy;
 * SIGKILL of the owner, then ``team resume``, works at once;
 * SIGTERM and SIGHUP stop a team as cleanly as SIGINT;
 * an owner whose claim was taken over exits non-zero without writing.
@@ -24,6 +29,7 @@ from uuid import UUID
 import pytest
 
 from akgentic.team import SqliteEventStore, TeamStatus
+from akgentic.testing.waiting import wait_until
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -59,14 +65,14 @@ def spawn(
     """Start ``akgentic <args>`` with a stdin pipe; every child is killed at the end."""
     children: list[subprocess.Popen[str]] = []
 
-    def start(*args: str) -> subprocess.Popen[str]:
+    def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         child = subprocess.Popen(
             [sys.executable, "-m", "akgentic.cli.team_cmd", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=cli_env,
+            env={**cli_env, **(env or {})},
             cwd=tmp_path,
         )
         children.append(child)
@@ -77,6 +83,21 @@ def spawn(
         if child.poll() is None:
             child.kill()
         child.wait(timeout=30)
+
+
+@pytest.fixture
+def cpu_load() -> Iterator[None]:
+    """A busy-loop process per core while the test runs (stopped by pid afterwards)."""
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 1)
+    ]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait(timeout=30)
 
 
 def store(tmp_path: Path) -> SqliteEventStore:
@@ -128,6 +149,7 @@ def race_once(spawn: Callable[..., subprocess.Popen[str]], team_id: str) -> tupl
     loser, winner = pair[loser_index], pair[1 - loser_index]
     _, loser_err = loser.communicate(timeout=BOUND)
     assert loser.returncode == 1, loser_err
+    assert len(loser_err.strip().splitlines()) == 1, loser_err
     assert winner.poll() is None, "both copies ended: none kept the team"
     _, winner_err = winner.communicate("hello from the winner\n", timeout=BOUND)
     assert winner.returncode == 0, winner_err
@@ -135,7 +157,11 @@ def race_once(spawn: Callable[..., subprocess.Popen[str]], team_id: str) -> tupl
 
 
 def test_two_resumes_at_once_run_exactly_one_copy(
-    spawn: Callable[..., subprocess.Popen[str]], run_cli: Run, card_file: Path, tmp_path: Path
+    spawn: Callable[..., subprocess.Popen[str]],
+    run_cli: Run,
+    card_file: Path,
+    tmp_path: Path,
+    cpu_load: None,
 ) -> None:
     team_id = stopped_team(run_cli, card_file)
     trials = int(os.environ.get("AKGENTIC_RACE_TRIALS", "3"))
@@ -151,6 +177,41 @@ def test_two_resumes_at_once_run_exactly_one_copy(
         assert epoch == before_epoch + 1  # one claim: the winner's
         assert sequences == list(range(1, len(sequences) + 1))
         assert len(sequences) > len(before)
+
+
+def test_a_session_whose_team_stopped_idle_neither_sends_nor_stops_the_next_owner(
+    spawn: Callable[..., subprocess.Popen[str]], run_cli: Run, card_file: Path, tmp_path: Path
+) -> None:
+    team_id = stopped_team(run_cli, card_file)
+    idle = spawn(
+        "team", "resume", team_id, "--interactive", env={"ORCHESTRATOR_TIMEOUT_DELAY": "1"}
+    )
+    wait_running(idle)
+
+    def let_go() -> bool:
+        with store(tmp_path) as handle:
+            process = handle.load_team(UUID(team_id))
+            free = process is not None and process.status == TeamStatus.STOPPED
+            return free and not handle.claim_held(UUID(team_id))
+
+    wait_until(let_go, timeout=BOUND)  # the idle countdown stopped the team
+    assert idle.poll() is None  # while its session still reads stdin
+    owner = spawn("team", "resume", team_id, "--interactive")
+    wait_running(owner)
+    _, idle_err = idle.communicate("too late\n", timeout=BOUND)
+    assert idle.returncode == 1, idle_err
+    assert "Traceback" not in idle_err, idle_err
+    late = [line for line in idle_err.splitlines() if "too late" in line or "error" in line]
+    assert len(late) == 1 and f"team {team_id} was stopped" in late[0], idle_err
+    assert owner.poll() is None, "leaving the idle session stopped the new owner's team"
+    _, owner_err = owner.communicate("hello from the owner\n", timeout=BOUND)
+    assert owner.returncode == 0, owner_err
+    with store(tmp_path) as handle:
+        texts = [
+            getattr(getattr(e.event, "message", None), "content", None)
+            for e in handle.load_events(UUID(team_id))
+        ]
+    assert "hello from the owner" in texts and "too late" not in texts
 
 
 def test_team_stop_from_another_process_asks_the_owner_and_never_leaves_two_copies(

@@ -10,6 +10,11 @@ second store object in the same process is refused like another process is.
 The descriptors are not inherited by child programs (Python opens files
 non-inheritable), so a tool subprocess never keeps a claim alive.
 
+An owner holds the lock exclusively; :meth:`LockFileClaims.is_held` probes by
+taking it shared for a moment. A claim that meets a shared lock has met a probe,
+not an owner, so it waits the probe out (bounded by :data:`PROBE_WAIT`) instead of
+reporting a free team as owned.
+
 The epoch fence itself lives in each store's team record; this module only
 answers "may I claim?" and "is somebody holding it?". :func:`claim_error`
 builds the error raised when a live owner holds a team. See ``docs/teams.md``.
@@ -18,7 +23,9 @@ builds the error raised when a live owner holds a team. See ``docs/teams.md``.
 from __future__ import annotations
 
 import os
+import random
 import threading
+import time
 from pathlib import Path
 from uuid import UUID
 
@@ -30,7 +37,10 @@ try:  # POSIX only; elsewhere claims are kept within one process.
 except ImportError:  # pragma: no cover - non-POSIX platforms
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LockFileClaims", "claim_error"]
+__all__ = ["PROBE_WAIT", "LockFileClaims", "claim_error"]
+
+PROBE_WAIT = 5.0
+"""Seconds a claim waits for probes (shared locks) to let go when no owner holds the lock."""
 
 
 def claim_error(team_id: UUID, record: Process | None) -> TeamOwnedError:
@@ -66,15 +76,50 @@ class LockFileClaims:
             self.directory.mkdir(parents=True, exist_ok=True)
             fd = os.open(self._path(team_id), os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                return False
+                locked = self._lock_exclusively(fd, team_id)
             except BaseException:
                 os.close(fd)
                 raise
+            if not locked:
+                os.close(fd)
+                return False
             self._held[team_id] = fd
             return True
+
+    def _lock_exclusively(self, fd: int, team_id: UUID) -> bool:
+        """``LOCK_EX`` on ``fd``; False when an owner (an exclusive holder) has the lock.
+
+        A refusal caused by shared locks only (probes, and other claimants checking
+        for an owner) is retried, so a free team is never reported owned because
+        somebody looked at it at the same moment.
+        """
+        assert fcntl is not None
+        deadline = time.monotonic() + PROBE_WAIT
+        pause = threading.Event()  # never set: a bounded pause between attempts
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                pass
+            if self._owned_exclusively(team_id) or time.monotonic() > deadline:
+                return False
+            pause.wait(random.uniform(0.0005, 0.003))  # jitter: claimants' checks drift apart
+
+    def _owned_exclusively(self, team_id: UUID) -> bool:
+        """Whether someone holds the lock exclusively (an owner), checked with a shared lock."""
+        assert fcntl is not None
+        try:
+            probe = os.open(self._path(team_id), os.O_RDONLY)
+        except FileNotFoundError:
+            return True  # unlinked by a deletion, which holds the team while it runs
+        try:
+            fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(probe)
+        return False
 
     def holds(self, team_id: UUID) -> bool:
         """Whether this object holds the team's lock."""

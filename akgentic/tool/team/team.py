@@ -22,6 +22,7 @@ from akgentic.tool.core.context_state import ContextState
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.team.activity import render_activity
+from akgentic.tool.team.limits import check_batch, counted, full_team, hiring
 from akgentic.tool.team.observer import TeamManagementToolObserver
 from akgentic.tool.team.params import (
     FireTeamMember,
@@ -124,14 +125,27 @@ class TeamTool(ToolCard):
 
     # ------------------------------------------------------------- hiring
 
+    def _hire_param(self) -> HireTeamMember:
+        """The hiring caps in force (the defaults when hiring is simply on)."""
+        return self._param(self.hire_team_members, HireTeamMember) or HireTeamMember()
+
+    def team_size(self) -> int:
+        """Members counting toward ``max_team_size`` now (this agent included)."""
+        return counted(self._orchestrator().get_team())
+
     def hire(self, role: str, name: str | None = None) -> ActorAddress:
         """Hire one member of ``role`` as a child of the owning agent and return its address.
 
+        The team is counted and the member started under the team's hiring lock, so the
+        ``max_team_size`` cap holds when several agents hire at once.
+
         Raises:
-            RetriableError: The role is not in the catalog, or the name is taken/empty.
+            RetriableError: The role is not in the catalog, the name is taken/empty, or
+                the team is at its ``max_team_size``.
         """
         observer = self._team_observer()
         orchestrator = self._orchestrator()
+        team_key = cast(ActorAddress, observer.orchestrator).agent_id  # checked just above
         wanted = role.strip()
         catalog: dict[str, AgentCard] = orchestrator.get_agent_catalog()
         card = catalog.get(wanted)
@@ -139,22 +153,29 @@ class TeamTool(ToolCard):
             listed = ", ".join(sorted(catalog)) or "none"
             raise RetriableError(f"There is no role {wanted!r} to hire. Hireable roles: {listed}.")
         agent_class = card.get_agent_class()
+        param = self._hire_param()
 
         def taken(candidate: str) -> bool:
             return orchestrator.get_team_member(candidate) is not None
 
-        if name is not None and name.strip():
-            member_name = _as_member_name(name)
-            if taken(member_name):
-                raise RetriableError(f"The name {member_name} is already taken; choose another.")
-        elif name is not None:
-            raise RetriableError("A member's name cannot be empty.")
-        else:
-            member_name = generated_member_name(card.role, taken)
-        config = card.get_config_copy()
-        config.name = member_name
-        config.role = card.role
-        address = observer.createActor(agent_class, config=config)
+        with hiring(team_key):
+            size = counted(orchestrator.get_team())
+            if size >= param.max_team_size:
+                raise full_team(param, size)
+            if name is not None and name.strip():
+                member_name = _as_member_name(name)
+                if taken(member_name):
+                    raise RetriableError(
+                        f"The name {member_name} is already taken; choose another."
+                    )
+            elif name is not None:
+                raise RetriableError("A member's name cannot be empty.")
+            else:
+                member_name = generated_member_name(card.role, taken)
+            config = card.get_config_copy()
+            config.name = member_name
+            config.role = card.role
+            address = observer.createActor(agent_class, config=config)
         observer.on_hire(address)
         logger.info("%s hired %s (%s)", observer.myAddress.name, member_name, card.role)
         return address
@@ -282,6 +303,7 @@ class TeamTool(ToolCard):
             """
             if not roles:
                 raise RetriableError("Name at least one role to hire.")
+            check_batch(self._hire_param(), len(roles), self.team_size())
             hired: list[str] = []
             errors: list[str] = []
             for role in roles:

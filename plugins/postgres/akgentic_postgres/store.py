@@ -25,7 +25,9 @@ plugin's tests):
   released claim's session is unlocked and kept for the next claim. The
   claim bumps the record's ``epoch`` under ``SELECT ... FOR UPDATE``; a fenced
   write reads the epoch ``FOR SHARE`` in its own transaction, so no write of
-  an older owner commits after a newer claim.
+  an older owner commits after a newer claim. ``claim_held`` reads
+  ``pg_locks`` rather than taking the lock, so a probe never makes a racing
+  claim find a free team owned.
 
 Connections come from a ``psycopg_pool.ConnectionPool``; one store object is
 safe to share between threads, and any number of processes may open stores on
@@ -92,6 +94,13 @@ _NO_BOUND = 2**63 - 1
 _EVENTS_PKEY = "akgentic_events_pkey"
 #: Seconds a claim waits for the server to drop the lock of a killed local owner.
 _DEAD_OWNER_GRACE = 3.0
+#: Whether a session of this database holds the advisory lock of a 64-bit key, given as
+#: its high and low halves (how ``pg_locks`` shows a one-key advisory lock).
+_LOCK_HELD = (
+    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+    "AND classid = %s::bigint::oid AND objid = %s::bigint::oid AND objsubid = 1)"
+)
 
 
 def _connect(target: PostgresURL) -> Connection[Any]:
@@ -649,17 +658,18 @@ class PostgresEventStore(ClosingStore):
         conn.close()
 
     def claim_held(self, team_id: UUID) -> bool:
-        """Whether any session holds the team's advisory lock (probed, then let go)."""
+        """Whether any session holds the team's advisory lock, read from ``pg_locks``.
+
+        The lock is looked at, never taken: a probe that took it for a moment would
+        make a claim racing it find the team owned while nobody runs it.
+        """
         with self._claims_lock:
             if team_id in self._claims:
                 return True
-        key = _claim_key(self.target.schema, team_id)
+        key = _claim_key(self.target.schema, team_id) & 0xFFFF_FFFF_FFFF_FFFF
         with self._connection() as conn:
-            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-            if row is not None and row[0]:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                return False
-        return True
+            row = conn.execute(_LOCK_HELD, (key >> 32, key & 0xFFFF_FFFF)).fetchone()
+        return bool(row is not None and row[0])
 
     def stored_team_ids(self) -> set[UUID]:
         """Team ids found in any of the three tables."""
