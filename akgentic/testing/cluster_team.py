@@ -6,6 +6,9 @@ so a fleet can build and resume it without the test's files on its path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pydantic import Field
 
 from akgentic.core import AgentCard, BaseConfig, BaseState
@@ -14,8 +17,16 @@ from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import UserMessage
 from akgentic.team import TeamCard, TeamCardMember
 from akgentic.team.metadata import TeamMetadata
+from akgentic.tool import ToolCard
 
-__all__ = ["QuietAgent", "QuietMetadata", "quiet_team_card"]
+__all__ = [
+    "HostCommandConfig",
+    "HostCommandTool",
+    "QuietAgent",
+    "QuietMetadata",
+    "host_command_team_card",
+    "quiet_team_card",
+]
 
 
 class QuietMetadata(TeamMetadata):
@@ -51,3 +62,33 @@ def quiet_team_card(name: str = "quiet-team") -> TeamCard:
         message_types=[UserMessage],
         metadata_type=QuietMetadata,
     )
+
+
+class HostCommandTool(ToolCard):
+    """A card that declares a host process (as a stdio MCP server would) and offers no tool."""
+
+    command: str = "touch /tmp/akgentic-host-command-ran"
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        return []
+
+    def host_processes(self) -> list[str]:
+        return [f"a host command: {self.command!r}"]
+
+
+class HostCommandConfig(BaseConfig):
+    """A quiet agent's config that carries tool cards, so admission checks can see them."""
+
+    tools: list[ToolCard] = Field(default_factory=list)
+
+
+def host_command_team_card() -> TeamCard:
+    """A quiet team whose supervisor carries a :class:`HostCommandTool`: refused remotely."""
+    team = quiet_team_card("host-command-team")
+    member = AgentCard(
+        description="Quiet",
+        skills=["quiet"],
+        agent_class=QuietAgent,
+        config=HostCommandConfig(name="@Quiet", role="Quiet", tools=[HostCommandTool()]),
+    )
+    return team.model_copy(update={"members": [TeamCardMember(card=member)]})

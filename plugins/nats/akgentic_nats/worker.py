@@ -45,6 +45,7 @@ from akgentic.cluster.client import TeamSummary, TeamUnavailableError
 from akgentic.cluster.host import TeamHost
 from akgentic.core.actor_system import ActorSystem
 from akgentic.team.errors import (
+    TeamCardError,
     TeamClaimLostError,
     TeamError,
     TeamNotFoundError,
@@ -397,7 +398,12 @@ class Worker:
             self.leases.pop(team_id, None)
             logger.warning("placing team %s failed: %s", team_id, exc)
             await self._reply(body, {"ok": False, "error": str(exc)})
-            await msg.nak(delay=1.0)
+            if isinstance(exc, TeamCardError):
+                # The card itself is refused (invalid, or host processes not allowed):
+                # every worker would refuse it again, so it is not redelivered.
+                await msg.term()
+            else:
+                await msg.nak(delay=1.0)
             return
         if outcome != "running":
             self.leases.pop(team_id, None)
@@ -440,12 +446,16 @@ class Worker:
             if not card:
                 return "not_found"
             self._listen(team_id)
-            self.host.create(
-                decode_card(card),
-                team_id,
-                str(body.get("user_id") or "cli"),
-                body.get("metadata"),
-            )
+            try:
+                self.host.create(
+                    decode_card(card),
+                    team_id,
+                    str(body.get("user_id") or "cli"),
+                    body.get("metadata"),
+                )
+            except BaseException:
+                self._unlisten_team(team_id)  # no team: nothing to publish for
+                raise
             # The lease stands for liveness here; the epoch keeps fencing. Dropping the
             # store's own hold frees its session (one per team in PostgreSQL).
             self.store.release_team(team_id)

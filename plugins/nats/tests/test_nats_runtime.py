@@ -67,3 +67,40 @@ def test_team_commands_reach_a_team_on_the_fleet(
     shown = cli("events", team_id, "--from-sequence", str(ack["sequence"]))
     first = json.loads(shown.stdout.splitlines()[0])
     assert first["sequence"] == ack["sequence"] and "over the wire" in first["summary"]
+
+
+def test_a_card_refused_for_host_processes_is_answered_once_and_never_redelivered(
+    cluster_url: str, worker_fleet: Fleet
+) -> None:
+    """The refusal is final: the placement leaves the work queue instead of coming back."""
+    import asyncio
+
+    import pytest
+    from akgentic_nats.target import parse_nats_url
+
+    from akgentic.cluster.client import ClusterError
+    from akgentic.testing import wait_until
+    from akgentic.testing.cluster_team import host_command_team_card
+
+    worker_fleet.ensure(1)
+    client = connect(cluster_url)
+    try:
+        with pytest.raises(ClusterError, match="host"):
+            client.create(host_command_team_card())
+    finally:
+        client.close()
+    target = parse_nats_url(cluster_url)
+
+    async def placements_left() -> int:
+        import nats
+
+        nc = await nats.connect(list(target.servers))
+        try:
+            info = await nc.jetstream().stream_info(target.stream)
+            return int(info.state.messages)
+        finally:
+            await nc.close()
+
+    # A nak'd placement stays in the work-queue stream and is fetched again each second;
+    # a terminated one is removed.
+    wait_until(lambda: asyncio.run(placements_left()) == 0, timeout=30)
