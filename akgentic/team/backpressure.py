@@ -14,6 +14,16 @@ sum is down to half of the bound). The batch being committed is not counted,
 so the next one fills while the current one is on its way to disk; the store
 therefore trails delivery by at most the batch in flight plus one queued batch.
 
+Exactly, for one sending thread: the count is read upstream first, so an envelope
+the orchestrator records between the two reads is counted (twice at worst), never
+missed; it grows only by an admission, made at most at ``max_backlog``, so it stays
+within ``max_backlog + 1`` records plus the one envelope the orchestrator holds
+between its inbox and the writer's queue. In events that is ``max_backlog + 2``
+when each envelope is one event (``emitMessage``), up to three times that for a
+member's turn. A member's own inbox is not counted: a slow member delays its own
+work, and the events of its turns add to the queue when it takes them.
+:attr:`SendGate.held` says how many senders are waiting.
+
 The wait is bounded by ``timeout``: a store stuck for that long makes ``send``
 raise :class:`BackpressureTimeoutError` rather than queue forever. The gate
 never waits on the orchestrator's own thread (a subscriber sending into its
@@ -68,6 +78,8 @@ class SendGate:
         self.max_backlog = max_backlog
         self.timeout = timeout
         self._exempt_thread = exempt_thread
+        self._held = 0
+        self._held_lock = threading.Lock()
 
     @property
     def backlog(self) -> int:
@@ -77,18 +89,33 @@ class SendGate:
     @property
     def queued(self) -> int:
         """Records the gate bounds: upstream envelopes plus events not yet taken by the writer."""
-        return self.persistence.queued + self.upstream()
+        return self.upstream() + self.persistence.queued  # order: see admit
+
+    @property
+    def held(self) -> int:
+        """Sending threads currently waiting in :meth:`admit` for the store."""
+        return self._held
 
     def admit(self) -> None:
         """Return once there is room for one more message (see the module docstring)."""
         persistence = self.persistence
         limit = self.max_backlog
-        if persistence.queued + self.upstream() <= limit:
+        # Upstream first: the orchestrator moves envelopes from its inbox into the
+        # writer's queue meanwhile, so reading the queue first could miss them in both
+        # counts and admit past the bound; this order can only over-count.
+        if self.upstream() + persistence.queued <= limit:
             return
         exempt = self._exempt_thread
         if exempt is not None and exempt() == threading.get_ident():
             return
-        if not persistence.wait_for_queue(limit // 2, self.upstream, self.timeout):
+        with self._held_lock:
+            self._held += 1
+        try:
+            room = persistence.wait_for_queue(limit // 2, self.upstream, self.timeout)
+        finally:
+            with self._held_lock:
+                self._held -= 1
+        if not room:
             raise BackpressureTimeoutError(
                 f"team {persistence.team_id}: the event store has not caught up with "
                 f"{self.backlog} record(s) in {self.timeout} s; message not sent"

@@ -1,26 +1,28 @@
-"""``akgentic demo`` (``make demo``), run as a real subprocess."""
+"""``akgentic demo`` (``make demo``), run as a real subprocess.
+
+What the demo prints is checked here; how long it takes (the spec: under 45 s) is
+measured by ``bench/demo.py``. The subprocess timeouts only stop a demo that hangs.
+"""
 
 from __future__ import annotations
 
 import re
 import subprocess
-import time
 from collections.abc import Callable
 
 from akgentic.testing.llm_server import ScriptedLLMServer
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 DEMO = "akgentic.cli.demo_cmd"
+#: Seconds after which a demo is taken to hang (a guard, not a speed bound).
+HANG = 600
 
 
 def test_the_demo_runs_offline_on_a_labelled_scripted_model_and_history_survives_resume(
     run_module: Run,
 ) -> None:
-    started = time.monotonic()
-    done = run_module(DEMO, "demo", timeout=60)
-    elapsed = time.monotonic() - started
+    done = run_module(DEMO, "demo", timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert elapsed < 45
     out = done.stdout
     assert "model: scripted model:" in out and "done (scripted model)" in out
     hire = re.search(r"\+ (@Researcher\d+) joined the team as Researcher, started by @Manager", out)
@@ -46,7 +48,7 @@ def test_akgentic_model_replaces_the_cards_model_and_reaches_that_server(
     run_module: Run, demo_server: ScriptedLLMServer
 ) -> None:
     env = {"AKGENTIC_MODEL": "openai-chat:local-llm", "OPENAI_BASE_URL": demo_server.base_url}
-    done = run_module(DEMO, "demo", env=env, timeout=60)
+    done = run_module(DEMO, "demo", env=env, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"model: openai-chat:local-llm at {demo_server.base_url} (from AKGENTIC_MODEL)" in (
         done.stdout
@@ -64,7 +66,7 @@ def test_a_malformed_akgentic_model_is_refused_with_exit_code_2(run_module: Run)
 
 
 def test_the_demo_can_keep_its_store_at_a_given_url(run_module: Run) -> None:
-    done = run_module(DEMO, "demo", "--store", "sqlite:///kept/demo.db")
+    done = run_module(DEMO, "demo", "--store", "sqlite:///kept/demo.db", timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     listed = run_module(
         "akgentic.cli.team_cmd", "team", "list", "--store", "sqlite:///kept/demo.db", "--json"

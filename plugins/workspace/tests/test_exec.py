@@ -36,13 +36,11 @@ def tree(workspaces_root: Path) -> Path:
 
 def test_a_command_runs_and_its_output_returns(make_agent: Make) -> None:
     a = make_agent(workspace_exec=True)
-    began = time.monotonic()
     out = a.exec("echo hello world")
     first, *_ = out.splitlines()
     assert first.startswith("Run ") and first.endswith(" - exit_code: 0 (OK)")
     assert len(first.split()[1]) == 8
     assert "**stdout**\nhello world" in out and "**stderr**" not in out
-    assert time.monotonic() - began < 10
 
 
 def test_commands_are_validated_and_never_go_through_a_shell(make_agent: Make) -> None:

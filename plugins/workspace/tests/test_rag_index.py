@@ -153,11 +153,22 @@ def test_binary_junk_fails_naming_the_offset_and_is_requeued_only_by_force(
     assert pdf is None or pdf["status"] == "failed"
 
 
-def test_huge_fifo_and_loop_are_never_opened(make_agent: MakeAgent, workspaces_root: Path) -> None:
+def test_huge_fifo_and_loop_are_never_opened(
+    make_agent: MakeAgent, workspaces_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import resource
-    import time
+
+    import akgentic_workspace.rag.pipeline as pipeline
 
     agent = make_agent(**rag_fields())
+    read: list[str] = []
+    real = pipeline.read_source
+
+    def counting(tree: str, key: str, limit: int = pipeline.MAX_SOURCE_BYTES) -> bytes:
+        read.append(key)
+        return real(tree, key, limit)
+
+    monkeypatch.setattr(pipeline, "read_source", counting)
     tree = tree_of(workspaces_root)
     with open(tree / "big.txt", "wb") as handle:
         handle.truncate(100 * 1024 * 1024)
@@ -165,13 +176,12 @@ def test_huge_fifo_and_loop_are_never_opened(make_agent: MakeAgent, workspaces_r
     os.symlink(".", tree / "d")
     (tree / "ok.md").write_text("fine\n")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    started = time.monotonic()
     text = agent.tools["workspace_rag_index"]()
-    assert time.monotonic() - started < 5.0
     assert "1 too large (over 16 MiB)" in text and text.startswith("1 file(s) queued")
     done = drained(agent)
     assert done["big.txt"]["status"] == "failed" and done["ok.md"]["status"] == "embedded"
     assert "p.md" not in done and not any(p.startswith("d/") for p in done)
+    assert set(read) == {"ok.md"}  # the big file, the FIFO and the loop: never read
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss < 50 * 1024
 
 
@@ -207,11 +217,9 @@ def test_prefix_normalisation_and_wildcards(make_agent: MakeAgent, workspaces_ro
     assert search("   ").note == "give the search a query"
 
 
-def test_a_50_kb_query_is_cut_embedded_once_and_answers_fast(
+def test_a_50_kb_query_is_cut_and_embedded_once(
     make_agent: MakeAgent, workspaces_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import time
-
     agent = make_agent(**rag_fields())
     (tree_of(workspaces_root) / "a.md").write_text("apples\n")
     agent.tools["workspace_rag_index"]()
@@ -226,9 +234,7 @@ def test_a_50_kb_query_is_cut_embedded_once_and_answers_fast(
         return result
 
     monkeypatch.setattr(ctx.embedder, "embed", spy)
-    started = time.monotonic()
     result = agent.tools["workspace_rag_search"]("apples " * 8000)
-    assert time.monotonic() - started < 2.0
     assert len(seen) == 1 and len(seen[0][0]) <= 8000
     assert "cut to 8000" in (result.note or "")
 

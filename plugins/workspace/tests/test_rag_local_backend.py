@@ -42,3 +42,60 @@ def test_rows_survive_a_fresh_process_cache(tmp_path: Path) -> None:
     assert [h.ref_id for h in hits] == ["r1"]
     assert (tmp_path / "index" / "workspace_chunks" / "rows.sqlite3").is_file()
     assert second.list_collections() == ["workspace_chunks"]
+
+
+# Each child opens the database named on each stdin line and answers "ok" or the error.
+_OPENER = """
+import sys
+from pathlib import Path
+from akgentic_workspace.rag.local_backend import _Database
+
+print("ready", flush=True)
+for line in sys.stdin:
+    try:
+        _Database(Path(line.strip())).conn.close()
+        print("ok", flush=True)
+    except Exception as error:
+        print(f"{type(error).__name__}: {error}", flush=True)
+"""
+
+
+def test_processes_opening_a_new_database_at_the_same_moment_all_succeed(tmp_path: Path) -> None:
+    """Several processes create one new ``rows.sqlite3`` at once, many times over.
+
+    Each round is a start line: every child is blocked on its stdin and the path of a
+    fresh database is written to all of them back to back, so they reach the first-time
+    setup together. In rollback-journal mode SQLite refuses one of two writers that
+    both hold a read lock at once (its deadlock rule skips the busy timeout), so a
+    setup that is not serialised fails some rounds with "database is locked".
+    """
+    import subprocess
+    import sys
+
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _OPENER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    try:
+        for child in children:
+            assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        failures = []
+        for round_ in range(40):
+            path = tmp_path / f"r{round_}" / "index" / "c" / "rows.sqlite3"
+            for child in children:
+                assert child.stdin is not None
+                child.stdin.write(f"{path}\n")
+                child.stdin.flush()
+            answers = [child.stdout.readline().strip() for child in children if child.stdout]
+            failures += [a for a in answers if a != "ok"]
+        assert failures == []
+    finally:
+        for child in children:
+            if child.stdin is not None:
+                child.stdin.close()
+            child.wait(timeout=60)

@@ -8,10 +8,20 @@ which also bumps a change counter. Each process keeps the rows of a database in 
 :class:`~akgentic.builtin.inmemory_engine.InMemoryStorage`; a call first compares the
 counter with the one the cache was built at and reloads when another process wrote.
 A crash keeps the previous committed state.
+
+A database is opened under an exclusive ``flock`` on ``rows.sqlite3.lock`` beside it,
+so one process at a time creates the file, switches it to WAL and runs the schema.
+Switching a new file to WAL reads its header and then upgrades to a write lock; when
+two processes do that at once, SQLite refuses one at once ("database is locked")
+without waiting, as waiting would deadlock in rollback-journal mode. After the
+switch, every write starts as ``BEGIN IMMEDIATE`` or an autocommit statement on a
+WAL database, where the busy timeout applies.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -50,11 +60,20 @@ class _Database:
 
         path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
-        self.conn = sqlite3.connect(str(path), timeout=60.0, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        with self.conn:
-            self.conn.executescript(_SCHEMA)
+        side = os.open(
+            f"{path}{SETUP_LOCK_SUFFIX}",
+            os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
+            0o600,
+        )
+        try:
+            fcntl.flock(side, fcntl.LOCK_EX)  # released by the close below
+            self.conn = sqlite3.connect(str(path), timeout=60.0, check_same_thread=False)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            with self.conn:
+                self.conn.executescript(_SCHEMA)
+        finally:
+            os.close(side)
         self.storage = InMemoryStorage()
         self.version = -1
 
@@ -118,6 +137,8 @@ _databases_lock = threading.Lock()
 
 #: The file of a collection's rows inside ``<root>/index/<collection>/``.
 ROWS_FILE = "rows.sqlite3"
+#: Beside the rows file: the lock one process holds while it opens and sets up the file.
+SETUP_LOCK_SUFFIX = ".lock"
 
 
 def _collection_dir(root: str, collection: str) -> Path:
