@@ -551,7 +551,7 @@ class ReactAgent(Generic[DepsT]):
     def compact(self) -> str:
         """Fold older history now with the configured strategy; returns a one-line report."""
         self._check_open()
-        count = self._loop.run_until_complete(self._compact_now())
+        count = self._run_to_end(self._compact_now())
         if count == 0:
             return "Nothing to compact."
         return f"Compacted: replaced {count} earlier message(s) with a summary."
