@@ -33,6 +33,7 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import CancelMessage, Message
 from akgentic.core.orchestrator import TOOL_ACTOR_PREFIX
+from akgentic.llm.errors import RunStoppedError
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.context_update import ContextUpdater
 from akgentic.tool.core.event import CommandsAnnouncedEvent
@@ -130,6 +131,12 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
             )
         )
 
+    def interrupt(self) -> None:
+        """Cancel the model run in flight (any thread): the agent is being stopped."""
+        react = self._react_agent
+        if react is not None:
+            react.interrupt()
+
     def on_stop(self) -> None:
         """Release the model clients and the event loop, then report the stop."""
         react = self._react_agent
@@ -194,7 +201,12 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
             and self._dispatch_command(message, sender)
         ):
             return
-        output = self.act(message, StructuredOutput)
+        try:
+            output = self.act(message, StructuredOutput)
+        except RunStoppedError:
+            # Stopping: the team's history ends with its stop, so nothing more is said.
+            logger.info("%s: run ended by the stop", self.name)
+            return
         self._route_output(output)
 
     def receiveMsg_CancelMessage(self, message: CancelMessage) -> None:

@@ -19,7 +19,7 @@ from akgentic.core.actor_address_impl import ActorAddressImpl, address_of
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import Message
-from akgentic.core.proxy import ProxyFactory, ProxyWrapper
+from akgentic.core.proxy import ProxyFactory, ProxyWrapper, interrupt_actor
 from akgentic.core.utils.serializer import import_class
 
 __all__ = ["ActorSystem", "ActorSystemListener", "ExecutionContext", "Statistics"]
@@ -187,6 +187,7 @@ class ActorSystem(ExecutionContext, ProxyFactory):
             names = sorted({ref.actor_class.__name__ for ref in leftovers})
             logger.warning("Force-stopping %d actors still running: %s", len(leftovers), names)
         for ref in leftovers:
+            interrupt_actor(ref)
             with contextlib.suppress(Exception):
                 ref.stop(block=False)
         for ref in leftovers:

@@ -42,7 +42,7 @@ from akgentic.core.messages.orchestrator import (
     TelemetryBatch,
     WarningMessage,
 )
-from akgentic.core.proxy import ProxyWrapper
+from akgentic.core.proxy import ProxyWrapper, interrupt_actor
 
 __all__ = ["SUPER", "Akgent", "AkgentDeserializeContext", "WarningError"]
 
@@ -207,6 +207,14 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
         self._notify_orchestrator(StopMessage())
         logger.debug("%s stopped", self.config.name)
 
+    def interrupt(self) -> None:
+        """End long work in flight because this actor is being stopped (default: nothing).
+
+        Called on the stopping thread, not the actor's own (see
+        :func:`~akgentic.core.proxy.interrupt_actor`), so it must be thread-safe
+        and quick. An LLM agent cancels its model request here.
+        """
+
     def stop(self) -> None:
         """Checkpoint, stop children (waiting for each), then stop after the queued mail."""
         self._checkpoint_guarded()
@@ -220,6 +228,7 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
             if not child.is_alive():
                 self._children.remove(child)
                 continue
+            interrupt_actor(child)
             try:
                 if blocking:
                     ProxyWrapper(child).stop()

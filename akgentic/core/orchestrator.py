@@ -32,7 +32,7 @@ from akgentic.core.messages.orchestrator import (
     TelemetryBatch,
 )
 from akgentic.core.messages.types import TeamStoppingEvent
-from akgentic.core.proxy import ProxyWrapper
+from akgentic.core.proxy import ProxyWrapper, interrupt_actor
 from akgentic.core.utils.addresses import (
     sender_snapshot,
     snapshot_addresses,
@@ -507,6 +507,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
             if child.name.startswith(TOOL_ACTOR_PREFIX):
                 self._pending_tool_stops.append(child)
                 continue
+            interrupt_actor(child)
             with contextlib.suppress(pykka.ActorDeadError):
                 ProxyWrapper(child, ask=False).stop()
         self._release_tools_if_ready()

@@ -10,6 +10,7 @@ resolved: never call ``.get()`` on them.
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
@@ -18,7 +19,9 @@ from pykka.messages import ProxyCall, ProxyGetAttr
 
 from akgentic.core.actor_address import ActorAddress
 
-__all__ = ["ProxyWrapper", "actor_ref_of"]
+__all__ = ["ProxyWrapper", "actor_ref_of", "interrupt_actor"]
+
+logger = logging.getLogger(__name__)
 
 _kinds: dict[tuple[type, str], bool] = {}
 
@@ -38,6 +41,26 @@ def actor_ref_of(address: ActorAddress) -> pykka.ActorRef[Any]:
     if ref is None:
         raise RuntimeError(f"{address!r} is a snapshot address; resolve it to a live address first")
     return ref  # type: ignore[no-any-return]
+
+
+def interrupt_actor(target: ActorAddress | pykka.ActorRef[Any]) -> None:
+    """Ask the actor behind ``target`` to end its work in flight, before a stop is queued.
+
+    Runs on the caller's thread: the actor's own thread may be busy for as long as
+    its work lasts (a model request that never answers), so a stop queued in its
+    inbox alone would wait behind it. Actors without an ``interrupt`` method, and
+    snapshot addresses, are left alone.
+    """
+    ref = target if isinstance(target, pykka.ActorRef) else getattr(target, "actor_ref", None)
+    if ref is None:
+        return
+    hook = getattr(ref._actor_weakref(), "interrupt", None)
+    if not callable(hook):
+        return
+    try:
+        hook()
+    except Exception:
+        logger.warning("interrupting %r failed", ref, exc_info=True)
 
 
 class ProxyWrapper:

@@ -28,6 +28,7 @@ from akgentic.llm.config import (
 from akgentic.llm.errors import (
     AgentUsageLimitError,
     ModelSwitchError,
+    RunStoppedError,
     RunUsageLimitError,
     UsageLimitError,
 )
@@ -126,6 +127,7 @@ __all__ = [
     "ReactAgent",
     "ReactAgentConfig",
     "RunHook",
+    "RunStoppedError",
     "RunUsageLimitError",
     "RunUsageLimits",
     "RunUsageSummary",

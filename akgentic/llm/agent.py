@@ -57,7 +57,7 @@ from akgentic.llm.config import (
     model_roster_key,
 )
 from akgentic.llm.context import ContextManager, ContextObserver
-from akgentic.llm.errors import ModelSwitchError, RunUsageLimitError
+from akgentic.llm.errors import ModelSwitchError, RunStoppedError, RunUsageLimitError
 from akgentic.llm.events import (
     LlmContextClearedEvent,
     LlmContextCompactedEvent,
@@ -204,6 +204,8 @@ class ReactAgent(Generic[DepsT]):
         self._hooks: list[RunHook] = list(hooks)
         self._toolset_holder: asyncio.Task[None] | None = None
         self._toolset_release = asyncio.Event()
+        self._run_task: asyncio.Task[Any] | None = None
+        self._interrupted = False
 
     # ---------------------------------------------------------------- wiring
 
@@ -288,7 +290,45 @@ class ReactAgent(Generic[DepsT]):
     ) -> Any:
         """Run one turn to completion on the agent's own loop and return its output."""
         self._check_open()
-        return self._loop.run_until_complete(self.run(user_prompt, deps, output_type))
+        return self._run_to_end(self.run(user_prompt, deps, output_type))
+
+    def interrupt(self) -> None:
+        """Cancel the run in flight and refuse every later one. Safe from any thread.
+
+        What stopping the owning actor calls, from the thread that stops it: the
+        actor's own thread may be waiting on a model request that never ends, so
+        the cancellation is handed to the agent's loop, where it ends the request
+        (the HTTP call is cancelled, not left to time out) and the run with it.
+        """
+        self._interrupted = True
+        with contextlib.suppress(RuntimeError):  # the loop is already closed
+            self._loop.call_soon_threadsafe(self._cancel_run)
+
+    @property
+    def interrupted(self) -> bool:
+        """True once :meth:`interrupt` was called."""
+        return self._interrupted
+
+    def _cancel_run(self) -> None:
+        task = self._run_task
+        if task is not None and not task.done():
+            task.cancel()
+
+    def _run_to_end(self, coro: Any) -> Any:
+        """Run ``coro`` as the cancellable run task; RunStoppedError once interrupted."""
+        if self._interrupted:
+            coro.close()
+            raise RunStoppedError("the agent is stopping: no new run")
+        task = self._loop.create_task(coro, name="akgentic-run")
+        self._run_task = task
+        try:
+            return self._loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            if not self._interrupted:
+                raise
+            raise RunStoppedError("the agent is stopping: its run was cancelled") from None
+        finally:
+            self._run_task = None
 
     async def run(
         self, user_prompt: UserPrompt, deps: DepsT | None = None, output_type: Any = None
@@ -321,7 +361,7 @@ class ReactAgent(Generic[DepsT]):
     ) -> Any:
         """Synchronous :meth:`conclude_without_tools`."""
         self._check_open()
-        return self._loop.run_until_complete(
+        return self._run_to_end(
             self.conclude_without_tools(reason, deps=deps, output_type=output_type)
         )
 
@@ -381,7 +421,8 @@ class ReactAgent(Generic[DepsT]):
         finally:
             usage = turn.usage
             self._budget.add(usage.input_tokens or 0, usage.output_tokens or 0)
-            self._context.record_system_prompt(turn.run_id, turn.sent)
+            if not self._interrupted:  # a stopped agent's history ends with its stop
+                self._context.record_system_prompt(turn.run_id, turn.sent)
 
     async def _hold_toolsets(self) -> None:
         """Enter the toolsets once for the agent's life, not once per run.
@@ -510,7 +551,7 @@ class ReactAgent(Generic[DepsT]):
     def compact(self) -> str:
         """Fold older history now with the configured strategy; returns a one-line report."""
         self._check_open()
-        count = self._loop.run_until_complete(self._compact_now())
+        count = self._run_to_end(self._compact_now())
         if count == 0:
             return "Nothing to compact."
         return f"Compacted: replaced {count} earlier message(s) with a summary."

@@ -23,11 +23,13 @@ __all__ = [
     "OpenRouterRouting",
     "Provider",
     "ReactAgentConfig",
+    "ResolvedHttp",
     "RunUsageLimits",
     "RuntimeConfig",
     "TokenUsageLimits",
     "model_roster_key",
     "normalize_model_roster",
+    "resolve_http",
     "supports_native_output",
     "validate_unique_roster_keys",
 ]
@@ -119,6 +121,11 @@ class ModelConfig(_Strict):
     reasoning_effort: ReasoningEffort | None = None
     fallback_models: list[ModelConfig] = Field(default_factory=list)
     openrouter_provider: OpenRouterRouting | None = None
+    #: Per-model HTTP settings (None: the agent's http_client_config, the environment,
+    #: the built-in default; see :func:`resolve_http`).
+    timeout: float | None = Field(default=None, gt=0)
+    connect_timeout: float | None = Field(default=None, gt=0)
+    max_retries: int | None = Field(default=None, ge=0)
 
     @field_validator("api_key", mode="before")
     @classmethod
@@ -239,11 +246,88 @@ class AgentUsageLimits(TokenUsageLimits):
         )
 
 
-class HttpClientConfig(_Strict):
-    """HTTP behaviour of the provider client: request timeout and SDK retries."""
+#: Built-in HTTP defaults of a model client (seconds; retries after the first attempt).
+#: The read timeout is minutes, not seconds: a local model on a CPU can think that long
+#: before its first token. Retries are few: each waits a full read timeout in the worst case.
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_READ_TIMEOUT = 300.0
+DEFAULT_MAX_RETRIES = 2
 
-    timeout: float = Field(default=120.0, gt=0)
-    max_retries: int = Field(default=5, ge=0)
+#: Environment variables overriding the built-in defaults (a card's setting wins over them).
+ENV_READ_TIMEOUT = "AKGENTIC_MODEL_TIMEOUT"
+ENV_CONNECT_TIMEOUT = "AKGENTIC_MODEL_CONNECT_TIMEOUT"
+ENV_MAX_RETRIES = "AKGENTIC_MODEL_MAX_RETRIES"
+
+
+class HttpClientConfig(_Strict):
+    """HTTP behaviour of the provider client: timeouts and SDK retries (None: the default).
+
+    ``timeout`` is the read timeout (how long a reply may take to come), ``connect_timeout``
+    how long reaching the server may take, ``max_retries`` how many times a failed request
+    (connection error, timeout, 408/409/429/5xx) is sent again, with exponential backoff.
+    An unset field falls back to its environment variable, then to the built-in default;
+    see :func:`resolve_http`.
+    """
+
+    timeout: float | None = Field(default=None, gt=0)
+    connect_timeout: float | None = Field(default=None, gt=0)
+    max_retries: int | None = Field(default=None, ge=0)
+
+
+class ResolvedHttp(BaseModel):
+    """The HTTP settings a model client is built with, every one decided."""
+
+    model_config = ConfigDict(frozen=True)
+
+    connect_timeout: float
+    read_timeout: float
+    max_retries: int
+
+
+def _env_number(name: str, kind: type[float] | type[int]) -> float | int | None:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        value = kind(raw.strip())
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a number") from None
+    if value < 0 or (kind is float and value == 0):
+        raise ValueError(f"{name}={raw!r} is out of range")
+    return value
+
+
+def resolve_http(model: ModelConfig, http: HttpClientConfig | None = None) -> ResolvedHttp:
+    """The client settings for ``model``: its card, then ``http``, then the environment.
+
+    Each setting is taken from the first that sets it: the model's own ``timeout`` /
+    ``connect_timeout`` / ``max_retries``, the agent's ``runtime_cfg.http_client_config``,
+    ``$AKGENTIC_MODEL_TIMEOUT`` / ``$AKGENTIC_MODEL_CONNECT_TIMEOUT`` /
+    ``$AKGENTIC_MODEL_MAX_RETRIES``, the built-in default.
+    """
+    http = http or HttpClientConfig()
+
+    def pick(own: Any, shared: Any, env: str, kind: type[float] | type[int], default: Any) -> Any:
+        for value in (own, shared, _env_number(env, kind)):
+            if value is not None:
+                return value
+        return default
+
+    return ResolvedHttp(
+        connect_timeout=pick(
+            model.connect_timeout,
+            http.connect_timeout,
+            ENV_CONNECT_TIMEOUT,
+            float,
+            DEFAULT_CONNECT_TIMEOUT,
+        ),
+        read_timeout=pick(
+            model.timeout, http.timeout, ENV_READ_TIMEOUT, float, DEFAULT_READ_TIMEOUT
+        ),
+        max_retries=pick(
+            model.max_retries, http.max_retries, ENV_MAX_RETRIES, int, DEFAULT_MAX_RETRIES
+        ),
+    )
 
 
 class RuntimeConfig(_Strict):

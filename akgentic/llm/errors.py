@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentUsageLimitError", "ModelSwitchError", "RunUsageLimitError", "UsageLimitError"]
+__all__ = [
+    "AgentUsageLimitError",
+    "ModelSwitchError",
+    "RunStoppedError",
+    "RunUsageLimitError",
+    "UsageLimitError",
+]
 
 
 class UsageLimitError(Exception):
@@ -19,3 +25,7 @@ class AgentUsageLimitError(UsageLimitError):
 
 class ModelSwitchError(ValueError):
     """A ``switch_model`` request was refused; the active model is unchanged."""
+
+
+class RunStoppedError(Exception):
+    """The agent is stopping: its run in flight was cancelled, and no new run starts."""

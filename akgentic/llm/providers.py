@@ -15,7 +15,7 @@ from pydantic_ai import NativeOutput
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from akgentic.llm.config import PROVIDERS, HttpClientConfig, ModelConfig
+from akgentic.llm.config import PROVIDERS, HttpClientConfig, ModelConfig, resolve_http
 
 __all__ = ["create_model", "create_model_settings", "get_output_type"]
 
@@ -68,6 +68,17 @@ def get_output_type(config: ModelConfig, output_type: Any) -> Any:
     return output_type
 
 
+def _client_http(config: ModelConfig, http: HttpClientConfig) -> dict[str, Any]:
+    """The ``timeout`` and ``max_retries`` keyword arguments of an OpenAI-SDK client."""
+    import httpx
+
+    chosen = resolve_http(config, http)
+    return {
+        "timeout": httpx.Timeout(chosen.read_timeout, connect=chosen.connect_timeout),
+        "max_retries": chosen.max_retries,
+    }
+
+
 def _openai_client(config: ModelConfig, http: HttpClientConfig, default_base: str | None) -> Any:
     from openai import AsyncOpenAI
 
@@ -81,9 +92,7 @@ def _openai_client(config: ModelConfig, http: HttpClientConfig, default_base: st
             )
         # Local OpenAI-compatible servers rarely check keys, but the SDK needs one.
         api_key = "not-needed"
-    return AsyncOpenAI(
-        api_key=api_key, base_url=base_url, max_retries=http.max_retries, timeout=http.timeout
-    )
+    return AsyncOpenAI(api_key=api_key, base_url=base_url, **_client_http(config, http))
 
 
 def _openai(config: ModelConfig, http: HttpClientConfig) -> Model:
@@ -110,8 +119,7 @@ def _azure(config: ModelConfig, http: HttpClientConfig) -> Model:
         azure_endpoint=endpoint,
         api_key=api_key,
         api_version=os.environ.get("OPENAI_API_VERSION"),
-        max_retries=http.max_retries,
-        timeout=http.timeout,
+        **_client_http(config, http),
     )
     provider = AzureProvider(openai_client=client)
     settings = create_model_settings(config, tool_calls_fallback=False)
@@ -134,8 +142,7 @@ def _openrouter(config: ModelConfig, http: HttpClientConfig) -> Model:
     client = AsyncOpenAI(
         api_key=api_key,
         base_url=config.base_url or "https://openrouter.ai/api/v1",
-        max_retries=http.max_retries,
-        timeout=http.timeout,
+        **_client_http(config, http),
     )
     provider = OpenRouterProvider(openai_client=client)
     return OpenRouterModel(config.model, provider=provider, settings=create_model_settings(config))

@@ -47,6 +47,10 @@ old one still holds its claim, the old owner's writes are refused from then
 on, across processes too (frozen owners woken after being taken over, and an
 owner writing while it is taken over), with every acknowledged event kept
 once; set ``supports_takeover = True`` when the store must implement it.
+
+And stop (:class:`~akgentic.testing.event_store_stop.StopContract`): a real team
+stopped while its agent waits on a model request that never answers ends at
+once, and no agent writes into the log after the team's stop event.
 """
 
 from __future__ import annotations
@@ -86,6 +90,7 @@ from akgentic.testing.event_store_fixtures import (
 from akgentic.testing.event_store_ownership import OwnershipContract, contract_owner
 from akgentic.testing.event_store_paging import PagingContract
 from akgentic.testing.event_store_poison import PoisonContract
+from akgentic.testing.event_store_stop import StopContract
 from akgentic.testing.event_store_takeover import TakeoverContract
 
 __all__ = [
@@ -121,7 +126,9 @@ def crash_child(opener: str, url: str, team_id: str) -> None:
         print(sequence, flush=True)
 
 
-class EventStoreContract(OwnershipContract, PagingContract, TakeoverContract, PoisonContract):
+class EventStoreContract(
+    OwnershipContract, PagingContract, TakeoverContract, PoisonContract, StopContract
+):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 
     opener: ClassVar[str] = "akgentic.team.urls:open_event_store"

@@ -160,6 +160,7 @@ class ScriptedLLMServer:
         self.requests: list[dict[str, Any]] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._closing = threading.Event()
 
     # --------------------------------------------------------------- script
 
@@ -227,6 +228,7 @@ class ScriptedLLMServer:
         """Bind and serve in a daemon thread (idempotent)."""
         if self._httpd is not None:
             return self
+        self._closing.clear()
         handler = type("_BoundHandler", (_Handler,), {"server_ref": self})
         self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
         self._httpd.daemon_threads = True
@@ -241,6 +243,7 @@ class ScriptedLLMServer:
 
     def stop(self) -> None:
         """Stop serving and release the port (idempotent)."""
+        self._closing.set()
         httpd, self._httpd = self._httpd, None
         if httpd is None:
             return
@@ -254,6 +257,13 @@ class ScriptedLLMServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def _stall(self, step: StalledStep) -> bool:
+        """Wait out a slow or hung step; False when the request must go unanswered."""
+        if step.hang:
+            self._closing.wait()
+            return False
+        return step.delay <= 0 or not self._closing.wait(step.delay)
 
     # ------------------------------------------------------------- replies
 
@@ -487,6 +497,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         server = self.server_ref
         step = server._next_step(body)
+        if isinstance(step, StalledStep) and not server._stall(step):
+            return  # a hung request: dropped without a reply once the server closes
         if step is None:
             self._error(
                 400,
@@ -522,3 +534,31 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
         self.close_connection = True
+
+
+# ------------------------------------------------------- slow and hung steps
+
+
+@dataclass(frozen=True)
+class StalledStep(ScriptStep):
+    """A step answered late (``delay`` seconds) or never (``hang``, until the server stops)."""
+
+    delay: float = 0.0
+    hang: bool = False
+
+
+def delayed(seconds: float, step: StepSpec = "") -> StalledStep:
+    """``step`` (a text step by default) answered after ``seconds`` (cut short by :meth:`stop`)."""
+    base = text(step) if isinstance(step, str) else step
+    if not isinstance(base, ScriptStep):
+        raise TypeError("delayed() takes a ScriptStep or a string, not a callable")
+    fields = {name: getattr(base, name) for name in ScriptStep.__dataclass_fields__}
+    return StalledStep(**fields, delay=seconds)
+
+
+def hang() -> StalledStep:
+    """A request the server accepts and never answers; the connection drops at :meth:`stop`."""
+    return StalledStep(hang=True)
+
+
+__all__ += ["StalledStep", "delayed", "hang"]

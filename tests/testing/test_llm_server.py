@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import threading
 import urllib.error
 import urllib.request
 from typing import Any
@@ -18,11 +19,14 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from akgentic.testing.llm_server import (
     ScriptedLLMServer,
     ScriptStep,
+    delayed,
+    hang,
     structured,
     text,
     tool_call,
     tool_calls,
 )
+from akgentic.testing.waiting import poll_until
 
 
 def _client(server: ScriptedLLMServer) -> openai.OpenAI:
@@ -145,3 +149,47 @@ def test_model_config_points_openai_chat_at_the_server(llm_server: ScriptedLLMSe
     cfg = llm_server.model_config(temperature=0.0)
     assert (cfg.provider, cfg.base_url) == ("openai-chat", llm_server.base_url)
     assert cfg.temperature == 0.0
+
+
+# ------------------------------------------------------- slow and hung steps
+
+
+def test_a_delayed_step_is_answered_after_its_delay() -> None:
+    answered = threading.Event()
+    with ScriptedLLMServer([delayed(0.3, "late")]) as server:
+        client = _client(server)
+
+        def ask() -> None:
+            reply = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "x"}]
+            )
+            if reply.choices[0].message.content == "late":
+                answered.set()
+
+        worker = threading.Thread(target=ask, daemon=True)
+        worker.start()
+        assert poll_until(lambda: len(server.requests) == 1, timeout=10)
+        assert not answered.is_set()  # received, not yet answered
+        assert answered.wait(timeout=30)
+        worker.join(timeout=10)
+
+
+def test_a_hung_step_is_never_answered_until_the_server_stops() -> None:
+    failures: list[BaseException] = []
+    server = ScriptedLLMServer([hang()]).start()
+    client = _client(server)
+
+    def ask() -> None:
+        try:
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+        except openai.APIConnectionError as exc:
+            failures.append(exc)
+
+    worker = threading.Thread(target=ask, daemon=True)
+    worker.start()
+    assert poll_until(lambda: len(server.requests) == 1, timeout=10)
+    worker.join(timeout=0.5)
+    assert worker.is_alive(), "a hung request must not be answered"
+    server.stop()
+    worker.join(timeout=30)
+    assert not worker.is_alive() and failures, "the connection must drop when the server stops"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from akgentic.core.actor_address import ActorAddress  # runtime: read by the command parser
 from akgentic.core.orchestrator import TOOL_ACTOR_PREFIX
+from akgentic.core.proxy import interrupt_actor
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL
 from akgentic.tool.core.context_state import ContextState
@@ -197,6 +198,7 @@ class TeamTool(ToolCard):
             raise RetriableError(f"There is no member {member_name}. Members: {listed}.")
         if target.is_user_proxy:
             raise RetriableError(f"{member_name} stands for a human and cannot be fired.")
+        interrupt_actor(target)  # a model call in flight would hold the stop back
         observer.proxy_ask(target).stop()
         observer.on_fire(target)
         logger.info("%s fired %s", observer.myAddress.name, member_name)
