@@ -185,6 +185,8 @@ def check_models(team_card: TeamCard) -> None:
             create_model(model_cfg)
         except (ValueError, ImportError) as exc:
             problems.append(f"{name} ({model_cfg.provider}:{model_cfg.model}): {exc}")
+    if len(problems) == 1:
+        fail(f"cannot build the team's model: {problems[0]}", code=2)
     if problems:
         fail("cannot build the team's models:\n  " + "\n  ".join(problems), code=2)
 
