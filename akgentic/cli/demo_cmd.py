@@ -8,8 +8,9 @@ conversation that was restored.
 
 Which model answers:
 
-- ``AKGENTIC_MODEL=provider:model`` (e.g. ``openai-chat:llama3.1`` with
-  ``OPENAI_BASE_URL=http://localhost:11434/v1``) replaces every agent's model;
+- ``--model provider:model`` (``--base-url URL``), or ``AKGENTIC_MODEL`` (e.g.
+  ``openai-chat:llama3.1`` with ``OPENAI_BASE_URL=http://localhost:11434/v1``),
+  replaces every agent's model (:mod:`akgentic.cli.models`);
 - otherwise, with ``OPENAI_API_KEY`` set, the model the card names is used;
 - otherwise a **scripted model**: :class:`DemoScript` answers through
   :class:`~akgentic.testing.llm_server.ScriptedLLMServer`, started in this process on

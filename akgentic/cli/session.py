@@ -29,6 +29,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from akgentic.cli.progress import TurnProgress
+
 if TYPE_CHECKING:
     from akgentic.core.actor_system import ActorSystem
     from akgentic.core.messages.message import Message
@@ -353,6 +355,7 @@ class ConversationPrinter:
         self._restoring = False
         self._lock = threading.Lock()
         self._colours: dict[str, str] = {}
+        self.progress = TurnProgress(console) if rich else None
 
     # -- subscriber protocol ------------------------------------------------
     def on_message(self, msg: Message) -> None:
@@ -365,6 +368,8 @@ class ConversationPrinter:
             return
         if self._restoring:
             return
+        if self.progress is not None:
+            self.progress.on_message(msg)
         if isinstance(msg, SentMessage):
             content = getattr(msg.message, "content", None)
             if isinstance(content, str):

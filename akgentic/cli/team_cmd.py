@@ -294,6 +294,12 @@ def team_app() -> typer.Typer:
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive, scripted)
+                if model or base_url:
+                    fail(
+                        "--model and --base-url apply to a team run here; on a cluster, "
+                        "name the model in the card",
+                        2,
+                    )
                 typer.echo(str(create_remote(fleet, card, path, metadata, send, timeout)))
                 return
             team_card, value = card_to_start(card, path, metadata, scripted, stack, model, base_url)

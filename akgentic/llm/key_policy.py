@@ -73,11 +73,13 @@ def host_api_key(
     default_env: Sequence[str],
     url_vars: Sequence[str] = (),
     key_optional: bool = False,
+    own_urls: Sequence[str] = (),
 ) -> str | None:
     """The API key ``config`` may use, applying the operator's consent (see the module doc).
 
     ``default_env`` are the provider's own key variables, in order of preference;
-    ``url_vars`` the variables by which the operator points the provider elsewhere.
+    ``url_vars`` the variables by which the operator points the provider elsewhere;
+    ``own_urls`` the provider's own endpoints (a card may name them).
     With ``key_optional`` (OpenAI-compatible servers) a host key that may not go to
     ``config.base_url`` is left out (None) instead of refused.
 
@@ -108,7 +110,8 @@ def host_api_key(
         if key is None:
             return None
     url = config.base_url
-    if url is None or _same_url(url) in allowed_urls(url_vars):
+    own = {_same_url(u) for u in own_urls}
+    if url is None or _same_url(url) in own or _same_url(url) in allowed_urls(url_vars):
         return key
     if key_optional and named is None:
         return None

@@ -74,7 +74,11 @@ def _openai_client(config: ModelConfig, http: HttpClientConfig, default_base: st
 
     base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or default_base
     api_key = host_api_key(
-        config, default_env=("OPENAI_API_KEY",), url_vars=("OPENAI_BASE_URL",), key_optional=True
+        config,
+        default_env=("OPENAI_API_KEY",),
+        url_vars=("OPENAI_BASE_URL",),
+        key_optional=True,
+        own_urls=("https://api.openai.com/v1",),
     )
     if api_key is None:
         if base_url is None:
@@ -131,7 +135,9 @@ def _openrouter(config: ModelConfig, http: HttpClientConfig) -> Model:
 
     if "/" not in config.model:
         raise ValueError(f"OpenRouter models are named 'vendor/model' (got {config.model!r})")
-    api_key = host_api_key(config, default_env=("OPENROUTER_API_KEY",))
+    api_key = host_api_key(
+        config, default_env=("OPENROUTER_API_KEY",), own_urls=("https://openrouter.ai/api/v1",)
+    )
     if not api_key:
         raise ValueError("OPENROUTER_API_KEY is not set (or set api_key/api_key_env)")
     from openai import AsyncOpenAI

@@ -116,3 +116,11 @@ def test_a_fallback_model_is_held_to_the_same_rule(attacker: ScriptedLLMServer) 
     hostile = _card(attacker, api_key_env="OPENAI_API_KEY")
     with pytest.raises(ModelKeyNotAllowedError):
         create_model(primary.model_copy(update={"fallback_models": [hostile]}))
+
+
+def test_the_providers_own_endpoint_named_in_a_card_gets_the_key() -> None:
+    from akgentic.llm.key_policy import host_api_key
+
+    config = ModelConfig(provider="openai-chat", base_url="https://api.openai.com/v1/")
+    own = ("https://api.openai.com/v1",)
+    assert host_api_key(config, default_env=("OPENAI_API_KEY",), own_urls=own) == HOST_KEY
