@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from akgentic.cli.models import apply_model_options
 from akgentic.cli.scripted import scripted_models
 from akgentic.cli.session import check_models, fail, import_roots, pairs
 
@@ -27,10 +28,13 @@ def card_to_start(
     metadata: list[str] | None,
     scripted: Path | None,
     stack: ExitStack,
+    model: str | None = None,
+    base_url: str | None = None,
 ) -> tuple[TeamCard, SerializableBaseModel | None]:
     """The card a new team starts from and its checked metadata, all input checked first.
 
-    Imports are rooted at the card's directory and ``path``; a ``--scripted`` script's
+    Imports are rooted at the card's directory and ``path``; ``--model``/``--base-url``
+    (or ``$AKGENTIC_MODEL``) replace every agent's model; a ``--scripted`` script's
     models are served until ``stack`` closes; the card's models are checked last, so
     a scripted run needs no key.
     """
@@ -39,6 +43,7 @@ def card_to_start(
     import_roots(card, path)
     team_card = load_team_card(card)
     value = card_metadata(team_card, metadata)
+    apply_model_options(team_card, model, base_url)
     stack.enter_context(scripted_models(team_card, scripted))
     check_models(team_card)
     return team_card, value

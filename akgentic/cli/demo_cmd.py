@@ -8,8 +8,9 @@ conversation that was restored.
 
 Which model answers:
 
-- ``AKGENTIC_MODEL=provider:model`` (e.g. ``openai-chat:llama3.1`` with
-  ``OPENAI_BASE_URL=http://localhost:11434/v1``) replaces every agent's model;
+- ``--model provider:model`` (``--base-url URL``), or ``AKGENTIC_MODEL`` (e.g.
+  ``openai-chat:llama3.1`` with ``OPENAI_BASE_URL=http://localhost:11434/v1``),
+  replaces every agent's model (:mod:`akgentic.cli.models`);
 - otherwise, with ``OPENAI_API_KEY`` set, the model the card names is used;
 - otherwise a **scripted model**: :class:`DemoScript` answers through
   :class:`~akgentic.testing.llm_server.ScriptedLLMServer`, started in this process on
@@ -34,6 +35,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from akgentic.cli.models import (
+    MODEL_ENV_VAR,
+    BaseUrlOption,
+    ModelOption,
+    allow_base_url,
+    describe,
+    model_override,
+    use_model,
+)
 from akgentic.cli.session import (
     ConversationPrinter,
     StoreOption,
@@ -58,12 +68,16 @@ __all__ = [
     "ModelChoice",
     "choose_model",
     "demo_command",
+    "use_model",
 ]
 
 DEMO_CARD = Path(__file__).resolve().parents[2] / "examples" / "demo-team.yaml"
 QUESTION = "What makes octopuses such unusual animals?"
+#: A first turn of a small model on a laptop CPU took about 3 minutes (184 s for Gemma 3
+#: 270M on llama.cpp, prompt processing dominating); 600 s leaves room for a hire and a
+#: delegation on such a model while a hung server still ends the demo.
+DEMO_TIMEOUT = 600.0
 FOLLOW_UP = "We were interrupted. What did the researcher tell you before the restart?"
-MODEL_ENV_VAR = "AKGENTIC_MODEL"
 
 _RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
 _FACTS = (
@@ -85,24 +99,15 @@ class ModelChoice:
     scripted: bool = False
 
 
-def choose_model(env: Mapping[str, str]) -> ModelChoice:
-    """``AKGENTIC_MODEL``, else the card's model with ``OPENAI_API_KEY``, else scripted."""
-    from akgentic.llm.config import PROVIDERS, ModelConfig
-
-    spec = env.get(MODEL_ENV_VAR, "").strip()
-    if spec:
-        provider, sep, model = spec.partition(":")
-        if not sep or not model or provider not in PROVIDERS:
-            fail(
-                f"{MODEL_ENV_VAR} must be provider:model with a provider among "
-                f"{', '.join(PROVIDERS)}; got {spec!r}",
-                2,
-            )
-        where = f" at {env['OPENAI_BASE_URL']}" if env.get("OPENAI_BASE_URL") else ""
-        return ModelChoice(
-            f"{provider}:{model}{where} (from {MODEL_ENV_VAR})",
-            ModelConfig(provider=provider, model=model),
-        )
+def choose_model(
+    env: Mapping[str, str], model: str | None = None, base_url: str | None = None
+) -> ModelChoice:
+    """``--model`` or ``AKGENTIC_MODEL``, else the card's model with ``OPENAI_API_KEY``, else
+    scripted."""
+    config = model_override(model, base_url, env)
+    if config is not None:
+        origin = "--model" if model else MODEL_ENV_VAR
+        return ModelChoice(f"{describe(config)} (from {origin})", config)
     if env.get("OPENAI_API_KEY"):
         return ModelChoice("the model named in the card (OPENAI_API_KEY is set)")
     return ModelChoice(
@@ -110,16 +115,6 @@ def choose_model(env: Mapping[str, str]) -> ModelChoice:
         f"(set OPENAI_API_KEY or {MODEL_ENV_VAR}=provider:model for a real one)",
         scripted=True,
     )
-
-
-def use_model(card: TeamCard, config: ModelConfig) -> None:
-    """Make every LLM agent of ``card`` (members and profiles) run on ``config``."""
-    from akgentic.agent.config import AgentConfig
-
-    cards = [node.card for node, _parent in card.iter_members()] + list(card.agent_profiles)
-    for agent_card in cards:
-        if isinstance(agent_card.config, AgentConfig):
-            agent_card.config.model_cfg = config.model_copy()
 
 
 # ------------------------------------------------------------------ scripted model
@@ -285,7 +280,9 @@ def demo_command(
     ] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds to wait for each answer.")
-    ] = 60.0,
+    ] = DEMO_TIMEOUT,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
 ) -> None:
     """Run the demo team: hire, delegate, answer; stop; resume from the store; ask again."""
     from akgentic.team.card_yaml import load_team_card
@@ -297,7 +294,9 @@ def demo_command(
             fail(f"no demo card at {path} (give one with --card)", 1)
         import_roots(path, None)
         team_card = load_team_card(path)
-        choice = choose_model(os.environ)
+        choice = choose_model(os.environ, model, base_url)
+        if base_url and choice.config is not None:
+            allow_base_url(base_url)
         console.rule("akgentic demo")
         console.print(f"team card: {path}", soft_wrap=True)
         console.print(f"model: {choice.label}", soft_wrap=True)

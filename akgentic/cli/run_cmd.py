@@ -32,9 +32,11 @@ import typer
 from rich.console import Console
 
 from akgentic.cli.card_input import card_to_start
+from akgentic.cli.models import BaseUrlOption, ModelOption
 from akgentic.cli.scripted import ScriptedOption
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
+    LEAVE,
     ConversationPrinter,
     InteractiveOption,
     MetadataOption,
@@ -46,6 +48,7 @@ from akgentic.cli.session import (
     fail,
     managed_teams,
     open_store,
+    print_help,
     route_line,
     run_alone,
 )
@@ -56,21 +59,6 @@ if TYPE_CHECKING:
     from akgentic.team.runtime import TeamRuntime
 
 __all__ = ["chat", "run_command"]
-
-_LEAVE = ("/quit", "/exit")
-
-
-def _help(console: Console, printer: ConversationPrinter, runtime: TeamRuntime) -> None:
-    lead = next(iter(runtime.supervisor_addrs), "-")
-    console.print(
-        "Type a message for the team, [bold]@Name text[/bold] for one member, "
-        f"[bold]/command[/bold] for the lead ({lead}), [bold]/quit[/bold] to stop.",
-        soft_wrap=True,
-    )
-    for agent, names in sorted(printer.commands.items()):
-        console.print(f"  {agent}: " + " ".join(f"/{n}" for n in names), soft_wrap=True)
-    if not printer.commands:
-        console.print("  (no agent has announced its commands yet; /help again to see them)")
 
 
 def chat(
@@ -96,7 +84,7 @@ def chat(
                 f"[yellow]warning:[/yellow] team still busy after {timeout:g} s; stopping"
             )
         return
-    _help(console, printer, runtime)
+    print_help(console, printer, runtime)
     while True:
         line = sys.stdin.readline()
         if not line:  # end of input (a piped script): let the team finish first
@@ -104,10 +92,10 @@ def chat(
                 console.print(f"[yellow]warning:[/yellow] team still busy after {timeout:g} s")
             return
         text = line.strip()
-        if text in _LEAVE:
+        if text in LEAVE:
             return
         if text == "/help":
-            _help(console, printer, runtime)
+            print_help(console, printer, runtime)
             continue
         problem = route_line(runtime, text)
         if problem:
@@ -132,6 +120,8 @@ def run_command(
     path: PathOption = None,
     metadata: MetadataOption = None,
     scripted: ScriptedOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
 ) -> None:
     """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
     console = Console(highlight=False)
@@ -139,7 +129,7 @@ def run_command(
         problem = timeout_problem(timeout)
         if problem:
             fail(problem, 2)
-        team_card, value = card_to_start(card, path, metadata, scripted, stack)
+        team_card, value = card_to_start(card, path, metadata, scripted, stack, model, base_url)
         talk = sys.stdin.isatty() and not send if interactive is None else interactive
         printer = ConversationPrinter(console, rich=True)
         with managed_teams(open_store(store, must_exist=False), printer) as manager:

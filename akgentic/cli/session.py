@@ -29,6 +29,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from akgentic.cli.progress import TurnProgress
+
 if TYPE_CHECKING:
     from akgentic.core.actor_system import ActorSystem
     from akgentic.core.messages.message import Message
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "LEAVE",
     "PATH_ENV_VAR",
     "CliError",
     "ConversationPrinter",
@@ -58,6 +61,7 @@ __all__ = [
     "open_store",
     "pairs",
     "print_error",
+    "print_help",
     "route_line",
     "run_alone",
     "shut_down",
@@ -69,6 +73,8 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT = 120.0
+#: Lines that end a chat session at once.
+LEAVE = ("/quit", "/exit")
 #: Directories (``os.pathsep``-separated) to import agent classes from, like PYTHONPATH.
 PATH_ENV_VAR = "AKGENTIC_PATH"
 
@@ -173,7 +179,7 @@ def check_models(team_card: TeamCard) -> None:
     """
     from akgentic.llm.config import ModelConfig
 
-    problems: list[str] = []
+    problems: dict[str, list[str]] = {}  # one line per distinct problem, naming who has it
     profiles = {f"profile {card.role}": card for card in team_card.agent_profiles}
     for name, card in {**team_card.agent_cards, **profiles}.items():
         model_cfg = getattr(card.config, "model_cfg", None)
@@ -184,9 +190,12 @@ def check_models(team_card: TeamCard) -> None:
         try:
             create_model(model_cfg)
         except (ValueError, ImportError) as exc:
-            problems.append(f"{name} ({model_cfg.provider}:{model_cfg.model}): {exc}")
-    if problems:
-        fail("cannot build the team's models:\n  " + "\n  ".join(problems), code=2)
+            problems.setdefault(str(exc), []).append(name)
+    lines = [f"{', '.join(names)}: {problem}" for problem, names in problems.items()]
+    if len(lines) == 1:
+        fail(f"cannot build the team's model: {lines[0]}", code=2)
+    if lines:
+        fail("cannot build the team's models:\n  " + "\n  ".join(lines), code=2)
 
 
 @contextmanager
@@ -346,6 +355,7 @@ class ConversationPrinter:
         self._restoring = False
         self._lock = threading.Lock()
         self._colours: dict[str, str] = {}
+        self.progress = TurnProgress(console) if rich else None
 
     # -- subscriber protocol ------------------------------------------------
     def on_message(self, msg: Message) -> None:
@@ -358,6 +368,8 @@ class ConversationPrinter:
             return
         if self._restoring:
             return
+        if self.progress is not None:
+            self.progress.on_message(msg)
         if isinstance(msg, SentMessage):
             content = getattr(msg.message, "content", None)
             if isinstance(content, str):
@@ -516,3 +528,17 @@ def route_line(runtime: TeamRuntime, line: str) -> str | None:
         return None
     runtime.send(wrap_text(runtime, text))
     return None
+
+
+def print_help(console: Console, printer: ConversationPrinter, runtime: TeamRuntime) -> None:
+    """The chat banner (also ``/help``): how lines are routed, and each agent's commands."""
+    lead = next(iter(runtime.supervisor_addrs), "-")
+    console.print(
+        "Type a message for the team, [bold]@Name text[/bold] for one member, "
+        f"[bold]/command[/bold] for the lead ({lead}), [bold]/quit[/bold] to stop.",
+        soft_wrap=True,
+    )
+    for agent, names in sorted(printer.commands.items()):
+        console.print(f"  {agent}: " + " ".join(f"/{n}" for n in names), soft_wrap=True)
+    if not printer.commands:
+        console.print("  (no agent has announced its commands yet; /help again to see them)")

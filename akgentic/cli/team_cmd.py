@@ -35,6 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 from akgentic.cli.card_input import card_to_start
+from akgentic.cli.models import BaseUrlOption, ModelOption
 from akgentic.cli.runtime_cmd import (
     ClusterOption,
     add_runtime_commands,
@@ -48,6 +49,7 @@ from akgentic.cli.runtime_cmd import (
 from akgentic.cli.scripted import ScriptedOption
 from akgentic.cli.session import (
     DEFAULT_TIMEOUT,
+    LEAVE,
     PATH_ENV_VAR,
     ConversationPrinter,
     InteractiveOption,
@@ -63,6 +65,8 @@ from akgentic.cli.session import (
     managed_teams,
     open_store,
     pairs,
+    print_help,
+    route_line,
 )
 from akgentic.cli.tables import print_table
 
@@ -118,25 +122,33 @@ def _session(
     sends: list[str] | None,
     interactive: bool,
     timeout: float,
+    printer: ConversationPrinter | None = None,
 ) -> None:
     """Deliver ``sends``, then chat on stdin or wait for idle; always stop the team.
 
-    A line typed after the team stopped under the session (idle, or stopped from
-    elsewhere) is refused, and leaving never stops a copy another process runs since.
+    Lines are routed as ``akgentic run`` routes them (``@Name``, ``/command``, ``/help``,
+    ``/quit``). A line typed after the team stopped under the session (idle, or stopped
+    from elsewhere) is refused, and leaving never stops a copy another process runs since.
     """
     try:
         for text in sends or []:
-            runtime.send(text)
+            _report(route_line(runtime, text))
         if interactive:
             err_console.print(f"team {runtime.id} running; type messages, Ctrl+D or Ctrl+C to stop")
+            if printer is not None:
+                print_help(printer.console, printer, runtime)
             while True:
                 line = sys.stdin.readline()
                 if not line:
                     if _runs(manager, runtime):
                         runtime.wait_idle(timeout)  # let what was typed last reach its members
                     break
-                text = line.rstrip("\n")
-                if text.strip():
+                text = line.strip()
+                if text in LEAVE:
+                    break
+                if text == "/help" and printer is not None:
+                    print_help(printer.console, printer, runtime)
+                elif text:
                     _send_typed(manager, runtime, text)
         elif not runtime.wait_idle(timeout):
             err_console.print(
@@ -173,7 +185,7 @@ def _send_typed(manager: TeamManager, runtime: TeamRuntime, text: str) -> None:
     if not _runs(manager, runtime):
         fail(stopped)
     try:
-        runtime.send(text)
+        _report(route_line(runtime, text))
     except Exception:
         lost = manager.claim_lost(runtime.id)
         if lost is not None:
@@ -183,9 +195,16 @@ def _send_typed(manager: TeamManager, runtime: TeamRuntime, text: str) -> None:
         fail(stopped)  # it stopped between the check and the send
 
 
-def _manager(store: EventStore, interactive: bool) -> AbstractContextManager[TeamManager]:
+def _report(problem: str | None) -> None:
+    if problem:
+        err_console.print(f"[red]not sent:[/red] {problem}", soft_wrap=True)
+
+
+def _manager(
+    store: EventStore, interactive: bool, printer: ConversationPrinter | None = None
+) -> AbstractContextManager[TeamManager]:
     console = Console(highlight=False) if interactive else err_console
-    return managed_teams(store, ConversationPrinter(console))
+    return managed_teams(store, printer or ConversationPrinter(console))
 
 
 def _check_timeout(timeout: float) -> None:
@@ -261,6 +280,8 @@ def team_app() -> typer.Typer:
         path: PathOption = None,
         scripted: ScriptedOption = None,
         cluster: ClusterOption = None,
+        model: ModelOption = None,
+        base_url: BaseUrlOption = None,
     ) -> None:
         """Create a team from CARD; deliver --send messages; chat or wait until idle; stop.
 
@@ -273,9 +294,15 @@ def team_app() -> typer.Typer:
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive, scripted)
+                if model or base_url:
+                    fail(
+                        "--model and --base-url apply to a team run here; on a cluster, "
+                        "name the model in the card",
+                        2,
+                    )
                 typer.echo(str(create_remote(fleet, card, path, metadata, send, timeout)))
                 return
-            team_card, value = card_to_start(card, path, metadata, scripted, stack)
+            team_card, value = card_to_start(card, path, metadata, scripted, stack, model, base_url)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
             with _manager(event_store, chat) as manager:
@@ -308,9 +335,12 @@ def team_app() -> typer.Typer:
                 return
             uid, event_store = _existing_team(team_id, store, path)
             chat = _interactive(interactive)
-            with _manager(event_store, chat) as manager:
+            # The chat looks as under ``akgentic run``: coloured, intents shown.
+            console = Console(highlight=False) if chat else err_console
+            printer = ConversationPrinter(console, rich=True)
+            with _manager(event_store, chat, printer) as manager:
                 runtime = manager.resume_team(uid)
-                _session(manager, runtime, send, chat, timeout)
+                _session(manager, runtime, send, chat, timeout, printer)
             typer.echo(str(runtime.id))
 
     @app.command("stop")

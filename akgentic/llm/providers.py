@@ -16,6 +16,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from akgentic.llm.config import PROVIDERS, HttpClientConfig, ModelConfig, resolve_http
+from akgentic.llm.key_policy import host_api_key
 
 __all__ = ["create_model", "create_model_settings", "get_output_type"]
 
@@ -83,7 +84,13 @@ def _openai_client(config: ModelConfig, http: HttpClientConfig, default_base: st
     from openai import AsyncOpenAI
 
     base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or default_base
-    api_key = config.resolved_api_key() or os.environ.get("OPENAI_API_KEY")
+    api_key = host_api_key(
+        config,
+        default_env=("OPENAI_API_KEY",),
+        url_vars=("OPENAI_BASE_URL",),
+        key_optional=True,
+        own_urls=("https://api.openai.com/v1",),
+    )
     if api_key is None:
         if base_url is None:
             raise ValueError(
@@ -114,7 +121,9 @@ def _azure(config: ModelConfig, http: HttpClientConfig) -> Model:
     endpoint = config.base_url or os.environ.get("AZURE_OPENAI_ENDPOINT")
     if not endpoint:
         raise ValueError("AZURE_OPENAI_ENDPOINT is not set (or give base_url)")
-    api_key = config.resolved_api_key() or os.environ.get("AZURE_OPENAI_API_KEY")
+    api_key = host_api_key(
+        config, default_env=("AZURE_OPENAI_API_KEY",), url_vars=("AZURE_OPENAI_ENDPOINT",)
+    )
     client = AsyncAzureOpenAI(
         azure_endpoint=endpoint,
         api_key=api_key,
@@ -134,7 +143,9 @@ def _openrouter(config: ModelConfig, http: HttpClientConfig) -> Model:
 
     if "/" not in config.model:
         raise ValueError(f"OpenRouter models are named 'vendor/model' (got {config.model!r})")
-    api_key = config.resolved_api_key() or os.environ.get("OPENROUTER_API_KEY")
+    api_key = host_api_key(
+        config, default_env=("OPENROUTER_API_KEY",), own_urls=("https://openrouter.ai/api/v1",)
+    )
     if not api_key:
         raise ValueError("OPENROUTER_API_KEY is not set (or set api_key/api_key_env)")
     from openai import AsyncOpenAI
@@ -154,7 +165,7 @@ def _anthropic(config: ModelConfig, http: HttpClientConfig) -> Model:
         from pydantic_ai.providers.anthropic import AnthropicProvider
     except ImportError as exc:
         raise _missing_sdk("anthropic", exc) from exc
-    api_key = config.resolved_api_key() or os.environ.get("ANTHROPIC_API_KEY")
+    api_key = host_api_key(config, default_env=("ANTHROPIC_API_KEY",))
     if not api_key:
         raise ValueError("ANTHROPIC_API_KEY is not set (or set api_key/api_key_env)")
     provider = AnthropicProvider(api_key=api_key, base_url=config.base_url)
@@ -167,11 +178,7 @@ def _google(config: ModelConfig, http: HttpClientConfig) -> Model:
         from pydantic_ai.providers.google import GoogleProvider
     except ImportError as exc:
         raise _missing_sdk("google", exc) from exc
-    api_key = (
-        config.resolved_api_key()
-        or os.environ.get("GOOGLE_API_KEY")
-        or os.environ.get("GEMINI_API_KEY")
-    )
+    api_key = host_api_key(config, default_env=("GOOGLE_API_KEY", "GEMINI_API_KEY"))
     if not api_key:
         raise ValueError("set GOOGLE_API_KEY or GEMINI_API_KEY (or api_key/api_key_env)")
     provider = GoogleProvider(api_key=api_key, base_url=config.base_url)
@@ -184,7 +191,7 @@ def _mistral(config: ModelConfig, http: HttpClientConfig) -> Model:
         from pydantic_ai.providers.mistral import MistralProvider
     except ImportError as exc:
         raise _missing_sdk("mistral", exc) from exc
-    api_key = config.resolved_api_key() or os.environ.get("MISTRAL_API_KEY")
+    api_key = host_api_key(config, default_env=("MISTRAL_API_KEY",))
     if not api_key:
         raise ValueError("MISTRAL_API_KEY is not set (or set api_key/api_key_env)")
     provider = MistralProvider(api_key=api_key, base_url=config.base_url)

@@ -158,6 +158,8 @@ class ScriptedLLMServer:
         self._served = 0
         self._ids = itertools.count(1)
         self.requests: list[dict[str, Any]] = []
+        #: The HTTP headers of every POST, in arrival order (what a key reached).
+        self.request_headers: list[dict[str, str]] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._closing = threading.Event()
@@ -496,6 +498,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(400, f"request body is not JSON: {exc}", "invalid_request_error")
             return
         server = self.server_ref
+        with server._lock:
+            server.request_headers.append({k.lower(): v for k, v in self.headers.items()})
         step = server._next_step(body)
         if isinstance(step, StalledStep) and not server._stall(step):
             return  # a hung request: dropped without a reply once the server closes

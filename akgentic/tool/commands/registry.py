@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from akgentic.core.actor_address import ActorAddress
 from akgentic.tool.commands.grammar import CommandUsageError, bind_line, split_command_line
 from akgentic.tool.commands.models import CommandDescriptor
 from akgentic.tool.commands.signature import CommandSignature
@@ -158,7 +159,18 @@ class CommandRegistry:
             return _failure(name, str(error))
         try:
             result = command.func(*args, **kwargs)
-            return None if result is None else str(result)
+            return None if result is None else render_result(result)
         except Exception as error:  # a command must never take its agent down
             logger.debug("command %r raised", name, exc_info=True)
             return _failure(name, _describe(error))
+
+
+def render_result(result: object) -> str:
+    """A command's result as a person reads it: a member by name and role, else ``str``.
+
+    ``/hire_member`` returns the hired member's address (the agent API needs it);
+    its repr would reach the human as ``<ActorAddress ...>``.
+    """
+    if isinstance(result, ActorAddress):
+        return f"{result.name} ({result.role})"
+    return str(result)
