@@ -184,6 +184,9 @@ def _send_typed(manager: TeamManager, runtime: TeamRuntime, text: str) -> None:
 
 
 def _manager(store: EventStore, interactive: bool) -> AbstractContextManager[TeamManager]:
+    from akgentic.cli.logs import configure_logging
+
+    configure_logging(debug=False)  # a failed turn: the printer's one line, no traceback
     console = Console(highlight=False) if interactive else err_console
     return managed_teams(store, ConversationPrinter(console))
 

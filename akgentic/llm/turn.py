@@ -19,6 +19,9 @@ What a run does, in order:
 3. the request, then the response, is handed to ``record`` as soon as it exists, so
    the durable history grows message by message (a response that crosses a token
    limit is recorded marked ``interrupted``, as pydantic-ai marks it, and the run ends);
+   a reply cut off at the output cap (``finish_reason="length"``) is not kept: it is asked
+   again once with ``max_tokens_retry`` when that is set, otherwise the run fails with
+   :class:`~akgentic.llm.errors.ReplyTruncatedError` (never resent as it was);
 4. tool calls run one at a time, in the order the model made them; invalid
    arguments, unknown tools and ``ModelRetry`` go back to the model as retry
    prompts, up to each tool's retry budget; the answers go back in call order
