@@ -28,7 +28,9 @@ from akgentic.llm.config import (
 from akgentic.llm.errors import (
     AgentUsageLimitError,
     ModelSwitchError,
+    ReplyTruncatedError,
     RunUsageLimitError,
+    TurnFailedError,
     UsageLimitError,
 )
 from akgentic.llm.events import (
@@ -40,6 +42,7 @@ from akgentic.llm.events import (
     SystemPromptPartSnapshot,
     ToolCallEvent,
     ToolReturnEvent,
+    TurnFailed,
 )
 from akgentic.llm.output import MergeableOutput
 from akgentic.llm.prompts import (
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
         create_compaction,
     )
     from akgentic.llm.context import ContextManager, ContextObserver
+    from akgentic.llm.failures import describe_failure
     from akgentic.llm.pricing import (
         AgentUsageSummary,
         ModelUsage,
@@ -94,6 +98,7 @@ _LAZY: dict[str, str] = {
     "create_model": "akgentic.llm.providers",
     "create_model_settings": "akgentic.llm.providers",
     "get_output_type": "akgentic.llm.providers",
+    "describe_failure": "akgentic.llm.failures",
 }
 
 __all__ = [
@@ -125,6 +130,7 @@ __all__ = [
     "PromptTemplate",
     "ReactAgent",
     "ReactAgentConfig",
+    "ReplyTruncatedError",
     "RunHook",
     "RunUsageLimitError",
     "RunUsageLimits",
@@ -134,6 +140,8 @@ __all__ = [
     "SystemPromptPartSnapshot",
     "ToolCallEvent",
     "ToolReturnEvent",
+    "TurnFailed",
+    "TurnFailedError",
     "UsageLimitError",
     "UserPrompt",
     "__version__",
@@ -142,6 +150,7 @@ __all__ = [
     "create_model",
     "create_model_settings",
     "current_datetime_prompt",
+    "describe_failure",
     "estimate_cost",
     "get_output_type",
     "json_output_reminder_prompt",
