@@ -58,8 +58,14 @@ def test_a_failed_turn_is_one_line_without_traceback_and_exit_code_3(
     both = result.stdout + result.stderr
     lines = [line for line in both.splitlines() if CONTEXT in line]
     assert lines == [f"@Worker ✗ turn failed: {CONTEXT}"], both
-    assert "Traceback" not in both
+    assert "Traceback" not in both and "Unhandled exception" not in both
     assert "stopped and saved" in result.stdout
+
+
+def test_team_create_prints_the_same_line_without_traceback(run_module: Run, card: Path) -> None:
+    result = run_module("akgentic.cli", "team", "create", str(card), "--send", "Summarise it.")
+    assert result.stderr.splitlines()[-1] == f"@Worker turn failed: {CONTEXT}"
+    assert "Traceback" not in result.stderr and "Unhandled exception" not in result.stderr
 
 
 def test_debug_shows_the_traceback_and_the_line(run_module: Run, card: Path) -> None:
