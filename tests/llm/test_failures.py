@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2  # the HTTP client the OpenAI SDK is built on
 import openai
 from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior, UsageLimitExceeded
 
 from akgentic.llm import ModelConfig, RunUsageLimitError, describe_failure
 
 LOCAL = ModelConfig(provider="openai-chat", model="m", base_url="http://10.0.0.5:8080/v1")
-REQUEST = httpx.Request("POST", "http://10.0.0.5:8080/v1/chat/completions")
+REQUEST = httpx2.Request("POST", "http://10.0.0.5:8080/v1/chat/completions")
 
 
 def test_unwrapped_sdk_errors_name_the_server() -> None:
