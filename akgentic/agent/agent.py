@@ -30,10 +30,10 @@ from akgentic.agent.output_models import StructuredOutput
 from akgentic.agent.routing import TeamDirectory, resolve_recipient
 from akgentic.agent.usage_limits import guard_usage_limits
 from akgentic.core.actor_address import ActorAddress
-from akgentic.core.agent import Akgent
+from akgentic.core.agent import Akgent, WarningError
 from akgentic.core.messages.message import CancelMessage, Message
 from akgentic.core.orchestrator import TOOL_ACTOR_PREFIX
-from akgentic.llm.errors import RunStoppedError
+from akgentic.llm.errors import RunStoppedError, TurnFailedError, UsageLimitError
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.context_update import ContextUpdater
 from akgentic.tool.core.event import CommandsAnnouncedEvent
@@ -267,7 +267,23 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
                 return output_type()
             except Exception:
                 raise RunInterruptedError(f"{self.name}: run cancelled") from None
+        except RunStoppedError:
+            raise  # stopping: the team's log ends with its stop, so no TurnFailed follows
+        except (WarningError, UsageLimitError) as exc:
+            self._record_turn_failure(exc)
+            raise  # reported as a warning (a usage limit: the human is told first)
+        except Exception as exc:
+            raise self._record_turn_failure(exc) from exc
         return output
+
+    def _record_turn_failure(self, exc: Exception) -> TurnFailedError:
+        """Record a :class:`TurnFailed` event for ``exc``; the error that says it in one line."""
+        from akgentic.llm.events import TurnFailed
+        from akgentic.llm.failures import describe_failure
+
+        kind, cause = describe_failure(exc, self.react_agent.active_model())
+        self.notify_event(TurnFailed(cause=cause, kind=kind, error_type=type(exc).__name__))
+        return TurnFailedError(cause, kind)
 
     def _expand_media(self, prompt: str) -> Any:
         registry = self._command_registry

@@ -285,8 +285,10 @@ def demo_command(
     base_url: BaseUrlOption = None,
 ) -> None:
     """Run the demo team: hire, delegate, answer; stop; resume from the store; ask again."""
+    from akgentic.cli.logs import configure_logging
     from akgentic.team.card_yaml import load_team_card
 
+    configure_logging(debug=False)  # a failed turn: the printer's one line, no traceback
     console = Console(highlight=False)
     path = card or DEMO_CARD
     with cli_errors():

@@ -16,6 +16,10 @@ Leaving, Ctrl+C included, stops the team; the store keeps it, so
 ``akgentic team resume ID`` brings it back. With ``--send`` (repeatable) and no
 terminal, the messages are delivered, the command waits until the team is idle
 (at most ``--timeout`` seconds), then stops: the scripted, non-interactive form.
+A turn that fails is one line where the conversation is printed (the cause in plain
+words; the traceback is in the team's event log, or on the screen with ``--debug``).
+A non-interactive run whose last turn failed exits with code 3
+(:data:`TURN_FAILED_EXIT`), once the team is stopped and saved.
 ``--scripted SCRIPT.yaml`` answers for the members a team script names (see
 :mod:`akgentic.testing.team_script`), so a team runs with no model and no key.
 """
@@ -32,6 +36,7 @@ import typer
 from rich.console import Console
 
 from akgentic.cli.card_input import card_to_start
+from akgentic.cli.logs import DebugOption, configure_logging
 from akgentic.cli.models import BaseUrlOption, ModelOption
 from akgentic.cli.scripted import ScriptedOption
 from akgentic.cli.session import (
@@ -58,7 +63,10 @@ if TYPE_CHECKING:
     from akgentic.team.manager import TeamManager
     from akgentic.team.runtime import TeamRuntime
 
-__all__ = ["chat", "run_command"]
+__all__ = ["TURN_FAILED_EXIT", "chat", "run_command"]
+
+#: Exit code of a non-interactive run whose last turn failed.
+TURN_FAILED_EXIT = 3
 
 
 def chat(
@@ -122,8 +130,10 @@ def run_command(
     scripted: ScriptedOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    debug: DebugOption = False,
 ) -> None:
     """Create a team from CARD and chat with it; leaving (or Ctrl+C) stops and saves it."""
+    configure_logging(debug)
     console = Console(highlight=False)
     with cli_errors(), ExitStack() as stack:
         problem = timeout_problem(timeout)
@@ -144,6 +154,8 @@ def run_command(
                 console.print("\ninterrupted: stopping the team")
             finally:
                 _stop(manager, runtime, console)
+        if not talk and printer.last_turn_failed:
+            raise typer.Exit(TURN_FAILED_EXIT)
 
 
 def _main() -> None:  # pragma: no cover - exercised through subprocesses

@@ -352,6 +352,8 @@ class ConversationPrinter:
         self.console = console
         self.rich = rich
         self.commands: dict[str, list[str]] = {}
+        #: Whether the last turn the team finished failed (a non-interactive run's exit code).
+        self.last_turn_failed = False
         self._restoring = False
         self._lock = threading.Lock()
         self._colours: dict[str, str] = {}
@@ -370,6 +372,8 @@ class ConversationPrinter:
             return
         if self.progress is not None:
             self.progress.on_message(msg)
+        if self._turn_outcome(msg):
+            return
         if isinstance(msg, SentMessage):
             content = getattr(msg.message, "content", None)
             if isinstance(content, str):
@@ -396,6 +400,42 @@ class ConversationPrinter:
 
     def on_stop(self, team_id: UUID) -> None:
         return None
+
+    def _turn_outcome(self, msg: Message) -> bool:
+        """Track how turns end; print a failed turn's cause on one line. True: handled."""
+        from akgentic.core.messages.orchestrator import (
+            ErrorMessage,
+            EventMessage,
+            ProcessedMessage,
+            WarningMessage,
+        )
+        from akgentic.llm.events import TurnFailed
+
+        sender = msg.sender.name if msg.sender is not None else "?"
+        if isinstance(msg, ProcessedMessage):
+            self.last_turn_failed = False  # a failed turn's error report follows this
+        elif isinstance(msg, EventMessage) and isinstance(msg.event, TurnFailed):
+            self._failed(sender, msg.event.cause)
+        elif isinstance(msg, ErrorMessage | WarningMessage):
+            self.last_turn_failed = True
+            # A TurnFailedError's line was printed from its TurnFailed event; a warning
+            # (a usage limit) was told to the human in a message already.
+            if isinstance(msg, ErrorMessage) and msg.content_type != "TurnFailedError":
+                self._failed(sender, msg.content)
+        else:
+            return False
+        return True
+
+    def _failed(self, sender: str, cause: str) -> None:
+        with self._lock:
+            line = Text()
+            if self.rich:
+                line.append(sender, style=f"bold {self._colour(sender)}")
+                line.append(" ✗ turn failed: ", style="bold red")
+            else:
+                line.append(f"{sender} turn failed: ")
+            line.append(" ".join(cause.split()))
+            self.console.print(line, soft_wrap=True)
 
     # -- rendering ----------------------------------------------------------
     def _colour(self, name: str) -> str:

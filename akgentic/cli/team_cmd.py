@@ -203,6 +203,9 @@ def _report(problem: str | None) -> None:
 def _manager(
     store: EventStore, interactive: bool, printer: ConversationPrinter | None = None
 ) -> AbstractContextManager[TeamManager]:
+    from akgentic.cli.logs import configure_logging
+
+    configure_logging(debug=False)  # a failed turn: the printer's one line, no traceback
     console = Console(highlight=False) if interactive else err_console
     return managed_teams(store, printer or ConversationPrinter(console))
 

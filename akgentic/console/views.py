@@ -66,6 +66,8 @@ def event_row(message: Message, sequence: int | None = None) -> dict[str, Any]:
         row["to_human"] = bool(message.recipient.is_user_proxy)
     elif isinstance(message, EventMessage):
         row["message_type"] = type(message.event).__name__
+        if row["message_type"] == "TurnFailed":  # its one line, shown in the conversation
+            row["content"] = _content(getattr(message.event, "cause", None))
     elif isinstance(message, NotificationMessage):
         row["content"] = _content(message.content)
     return row

@@ -28,8 +28,10 @@ from akgentic.llm.config import (
 from akgentic.llm.errors import (
     AgentUsageLimitError,
     ModelSwitchError,
+    ReplyTruncatedError,
     RunStoppedError,
     RunUsageLimitError,
+    TurnFailedError,
     UsageLimitError,
 )
 from akgentic.llm.events import (
@@ -41,6 +43,7 @@ from akgentic.llm.events import (
     SystemPromptPartSnapshot,
     ToolCallEvent,
     ToolReturnEvent,
+    TurnFailed,
 )
 from akgentic.llm.output import MergeableOutput
 from akgentic.llm.prompts import (
@@ -60,6 +63,7 @@ if TYPE_CHECKING:
         create_compaction,
     )
     from akgentic.llm.context import ContextManager, ContextObserver
+    from akgentic.llm.failures import describe_failure
     from akgentic.llm.pricing import (
         AgentUsageSummary,
         ModelUsage,
@@ -95,6 +99,7 @@ _LAZY: dict[str, str] = {
     "create_model": "akgentic.llm.providers",
     "create_model_settings": "akgentic.llm.providers",
     "get_output_type": "akgentic.llm.providers",
+    "describe_failure": "akgentic.llm.failures",
 }
 
 __all__ = [
@@ -126,6 +131,7 @@ __all__ = [
     "PromptTemplate",
     "ReactAgent",
     "ReactAgentConfig",
+    "ReplyTruncatedError",
     "RunHook",
     "RunStoppedError",
     "RunUsageLimitError",
@@ -136,6 +142,8 @@ __all__ = [
     "SystemPromptPartSnapshot",
     "ToolCallEvent",
     "ToolReturnEvent",
+    "TurnFailed",
+    "TurnFailedError",
     "UsageLimitError",
     "UserPrompt",
     "__version__",
@@ -144,6 +152,7 @@ __all__ = [
     "create_model",
     "create_model_settings",
     "current_datetime_prompt",
+    "describe_failure",
     "estimate_cost",
     "get_output_type",
     "json_output_reminder_prompt",

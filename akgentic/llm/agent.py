@@ -412,6 +412,8 @@ class ReactAgent(Generic[DepsT]):
             max_retries=runtime.retries,
             end_strategy=runtime.end_strategy,
             record=self._context.add_message,
+            max_tokens=self._active_cfg.max_tokens,
+            max_tokens_retry=self._active_cfg.max_tokens_retry,
         )
         try:
             return await turn.run()

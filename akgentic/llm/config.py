@@ -117,6 +117,9 @@ class ModelConfig(_Strict):
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     seed: int | None = None
     max_tokens: int | None = Field(default=None, gt=0)
+    #: A reply cut off at ``max_tokens`` is asked again once with this larger cap;
+    #: None: a cut-off reply fails the turn at once (never resent as it was).
+    max_tokens_retry: int | None = Field(default=None, gt=0)
     context_length: int | None = Field(default=None, gt=0)
     reasoning_effort: ReasoningEffort | None = None
     fallback_models: list[ModelConfig] = Field(default_factory=list)
@@ -143,6 +146,15 @@ class ModelConfig(_Strict):
             )
         if self.api_key is not None and self.api_key_env is not None:
             raise ValueError("give either api_key or api_key_env, not both")
+        if (
+            self.max_tokens_retry is not None
+            and self.max_tokens is not None
+            and self.max_tokens_retry <= self.max_tokens
+        ):
+            raise ValueError(
+                f"max_tokens_retry ({self.max_tokens_retry}) must be larger than "
+                f"max_tokens ({self.max_tokens})"
+            )
         native = self.supports_native_output
         for i, fallback in enumerate(self.fallback_models):
             if fallback.fallback_models:

@@ -5,8 +5,10 @@ from __future__ import annotations
 __all__ = [
     "AgentUsageLimitError",
     "ModelSwitchError",
+    "ReplyTruncatedError",
     "RunStoppedError",
     "RunUsageLimitError",
+    "TurnFailedError",
     "UsageLimitError",
 ]
 
@@ -29,3 +31,30 @@ class ModelSwitchError(ValueError):
 
 class RunStoppedError(Exception):
     """The agent is stopping: its run in flight was cancelled, and no new run starts."""
+
+
+class ReplyTruncatedError(Exception):
+    """The model's reply was cut off by its output-token cap (``finish_reason="length"``).
+
+    ``max_tokens`` is the last cap asked for (None: the server's own), ``tries`` how many
+    requests were made for this reply.
+    """
+
+    def __init__(self, max_tokens: int | None, tries: int) -> None:
+        cap = f"max_tokens={max_tokens}" if max_tokens is not None else "the server's output cap"
+        times = "1 try" if tries == 1 else f"{tries} tries"
+        super().__init__(f"the model's reply was cut off at {cap} ({times})")
+        self.max_tokens = max_tokens
+        self.tries = tries
+
+
+class TurnFailedError(Exception):
+    """An agent's turn failed; the message is the cause in plain words (one line).
+
+    Raised by the agent layer from the original error (kept as ``__cause__`` for the log).
+    """
+
+    def __init__(self, cause: str, kind: str = "error") -> None:
+        super().__init__(cause)
+        self.cause = cause
+        self.kind = kind

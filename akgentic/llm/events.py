@@ -34,6 +34,7 @@ __all__ = [
     "SystemPromptPartSnapshot",
     "ToolCallEvent",
     "ToolReturnEvent",
+    "TurnFailed",
 ]
 
 
@@ -138,6 +139,21 @@ class LlmContextClearedEvent:
     cleared_message_count: int
 
 
+@dataclass(frozen=True)
+class TurnFailed:
+    """A turn ended in failure; ``cause`` says why in plain words, on one line.
+
+    ``kind`` names the failure for programs (``truncated``, ``http_error``,
+    ``context_length``, ``unknown_tool``, ``bad_arguments``, ``bad_output``,
+    ``connection``, ``timeout``, ``usage_limit``, ``model_behavior``, ``error``);
+    ``error_type`` is the class name of the original exception.
+    """
+
+    cause: str
+    kind: str = "error"
+    error_type: str = ""
+
+
 LlmEvent: TypeAlias = (
     LlmMessageEvent
     | ToolCallEvent
@@ -146,4 +162,5 @@ LlmEvent: TypeAlias = (
     | LlmSystemPromptEvent
     | LlmContextCompactedEvent
     | LlmContextClearedEvent
+    | TurnFailed
 )

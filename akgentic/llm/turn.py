@@ -19,6 +19,9 @@ What a run does, in order:
 3. the request, then the response, is handed to ``record`` as soon as it exists, so
    the durable history grows message by message (a response that crosses a token
    limit is recorded marked ``interrupted``, as pydantic-ai marks it, and the run ends);
+   a reply cut off at the output cap (``finish_reason="length"``) is not kept: it is asked
+   again once with ``max_tokens_retry`` when that is set, otherwise the run fails with
+   :class:`~akgentic.llm.errors.ReplyTruncatedError` (never resent as it was);
 4. tool calls run one at a time, in the order the model made them; invalid
    arguments, unknown tools and ``ModelRetry`` go back to the model as retry
    prompts, up to each tool's retry budget; the answers go back in call order
@@ -68,13 +71,15 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from akgentic.llm.errors import ReplyTruncatedError
 from akgentic.llm.output_spec import OutputSpec
 from akgentic.llm.run_hooks import RunHook, RunView
 
-__all__ = ["EndStrategy", "SystemPrompt", "Turn"]
+__all__ = ["EndStrategy", "RetriesExhausted", "SystemPrompt", "Turn"]
 
 EndStrategy = Literal["early", "graceful", "exhaustive"]
 
@@ -129,6 +134,25 @@ _Cause = Literal["validation_error", "model_retry", "no_output"]
 _ToolCause = Literal["validation_error", "model_retry", "unknown_tool"]
 
 
+class RetriesExhausted(UnexpectedModelBehavior):
+    """The model kept getting a tool call or its output wrong until the retries ran out.
+
+    The message is pydantic-ai's; ``cause`` (``unknown_tool``, ``validation_error``,
+    ``model_retry``, ``no_output``), ``tool_name`` (None for the output), ``tries`` (how
+    many times the model got it wrong) and ``detail`` (the last feedback it was sent)
+    let :func:`akgentic.llm.failures.describe_failure` say it in plain words.
+    """
+
+    def __init__(
+        self, message: str, *, cause: str, tool_name: str | None, tries: int, detail: Any
+    ) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.tool_name = tool_name
+        self.tries = tries
+        self.detail = detail
+
+
 @dataclasses.dataclass(frozen=True)
 class _Refused:
     """An output sent back to the model, with the part that says why."""
@@ -152,6 +176,10 @@ class Turn:
         max_retries: Output retries, and the default retry budget of each tool.
         end_strategy: See the module docstring.
         record: Receives every new message, in order, as soon as it exists.
+        max_tokens: The output-token cap the model is configured with (None: the server's).
+        max_tokens_retry: The larger cap a reply cut off at ``max_tokens`` is asked again
+            with, once; None (or not larger): a cut-off reply fails the run at once
+            (:class:`~akgentic.llm.errors.ReplyTruncatedError`), never resent as it was.
     """
 
     def __init__(
@@ -169,6 +197,8 @@ class Turn:
         max_retries: int,
         end_strategy: EndStrategy,
         record: Callable[[ModelMessage], None],
+        max_tokens: int | None = None,
+        max_tokens_retry: int | None = None,
     ) -> None:
         self.model = model
         self.history = list(history)
@@ -181,6 +211,8 @@ class Turn:
         self.max_retries = max_retries
         self.end_strategy = end_strategy
         self.record = record
+        self.max_tokens = max_tokens
+        self.max_tokens_retry = max_tokens_retry
         self.run_id = str(uuid.uuid4())
         self.usage = RunUsage()
         self.output_retries = 0
@@ -238,13 +270,9 @@ class Turn:
             to_send = self.model.prepare_messages(
                 repair_messages(self.sent, repair_last_response=False), params
             )
-            response = await self.model.request(to_send, None, params)
-            if response.run_id is None:
-                response.run_id = self.run_id
-            if response.model_id is None:  # pydantic-ai routes later requests by it
-                response.model_id = self.model.model_id
-            self.usage.requests += 1
-            self.usage.incr(response.usage)
+            response = self._count(await self.model.request(to_send, None, params))
+            if response.finish_reason == "length":
+                response = await self._after_truncation(to_send, params)
             try:
                 self.limits.check_tokens(self.usage)
             except UsageLimitExceeded:
@@ -261,6 +289,31 @@ class Turn:
                         ModelRequest(parts=request_parts, timestamp=_now(), run_id=self.run_id)
                     )
                 return final
+
+    def _count(self, response: ModelResponse) -> ModelResponse:
+        if response.run_id is None:
+            response.run_id = self.run_id
+        if response.model_id is None:  # pydantic-ai routes later requests by it
+            response.model_id = self.model.model_id
+        self.usage.requests += 1
+        self.usage.incr(response.usage)
+        return response
+
+    async def _after_truncation(self, to_send: list[ModelMessage], params: Any) -> ModelResponse:
+        """The reply asked again under ``max_tokens_retry``; raises when that is not possible.
+
+        The cut-off reply is not kept: its half tool call or half answer would only send
+        the model the same request again, which is what a blind retry does.
+        """
+        larger = self.max_tokens_retry
+        if larger is None or (self.max_tokens is not None and larger <= self.max_tokens):
+            raise ReplyTruncatedError(self.max_tokens, tries=1)
+        self.limits.check_before_request(self.usage)
+        settings: ModelSettings = {"max_tokens": larger}
+        response = self._count(await self.model.request(to_send, settings, params))
+        if response.finish_reason == "length":
+            raise ReplyTruncatedError(larger, tries=2)
+        return response
 
     def _keep(self, message: ModelMessage) -> None:
         self.sent.append(message)
@@ -387,8 +440,12 @@ class Turn:
         self, content: Any, call: ToolCallPart | None, cause: _Cause
     ) -> ModelRequestPart:
         if self.output_retries >= self.max_retries:
-            raise UnexpectedModelBehavior(
-                f"Exceeded maximum retries ({self.max_retries}) for output validation"
+            raise RetriesExhausted(
+                f"Exceeded maximum retries ({self.max_retries}) for output validation",
+                cause=cause,
+                tool_name=None,
+                tries=self.max_retries + 1,
+                detail=content,
             )
         self.output_retries += 1
         info = RetryInfo(cause, attempt=self.output_retries, max_retries=self.max_retries)
@@ -439,8 +496,12 @@ class Turn:
     ) -> ToolReturnPart:
         used = self.tool_retries.get(call.tool_name, 0)
         if used >= max_retries:
-            raise UnexpectedModelBehavior(
-                f"Tool {call.tool_name!r} exceeded max retries count of {max_retries}"
+            raise RetriesExhausted(
+                f"Tool {call.tool_name!r} exceeded max retries count of {max_retries}",
+                cause=cause,
+                tool_name=call.tool_name,
+                tries=max_retries + 1,
+                detail=content,
             )
         return _retried(call, content, RetryInfo(cause, attempt=used + 1, max_retries=max_retries))
 

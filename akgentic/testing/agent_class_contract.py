@@ -82,6 +82,7 @@ from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.messages.message import Message, UserMessage
 from akgentic.core.messages.orchestrator import (
     ErrorMessage,
+    EventMessage,
     ProcessedMessage,
     SentMessage,
     StartMessage,
@@ -101,6 +102,14 @@ from akgentic.team.resolve import resolve_agent_class
 from akgentic.team.stores.codec import decode_state, encode_state
 from akgentic.team.stores.sqlite import SqliteEventStore
 from akgentic.testing.contract_plugin import register_contract_plugin
+from akgentic.testing.llm_server import (
+    ScriptedLLMServer,
+    ScriptStep,
+    context_length_exceeded,
+    server_error,
+    truncated,
+    unknown_tool,
+)
 
 __all__ = [
     "UNKNOWN_FIELD",
@@ -210,6 +219,39 @@ class ContractTeam:
         """The error reports the actor ``agent_id`` produced so far."""
         found = self.recorder.from_agent(agent_id, ErrorMessage)
         return [m for m in found if isinstance(m, ErrorMessage)]
+
+
+@dataclass(frozen=True)
+class ModelFault:
+    """A misbehaving model the kit plays to an LLM agent, and what its one line must say."""
+
+    name: str
+    step: ScriptStep
+    says: str
+
+
+#: The model faults every LLM agent class must turn into one plain line (a TurnFailed).
+MODEL_FAULTS = (
+    ModelFault("http-500", server_error(500, "boom"), "answered HTTP 500: boom"),
+    ModelFault(
+        "context-length",
+        context_length_exceeded(10119, 2048),
+        "the prompt (10,119 tokens) exceeds the model's context (2,048)",
+    ),
+    ModelFault("unknown-tool", unknown_tool("no_such_tool"), "unknown tool 'no_such_tool'"),
+    ModelFault("truncated", truncated('{"messages": [], "note": "cut here"}'), "was cut off"),
+)
+
+
+def _without_http_retries(config: BaseConfig) -> BaseConfig:
+    """``config`` with the model client's own HTTP retries off (a 5xx fails at once)."""
+    runtime = getattr(config, "runtime_cfg", None)
+    http = getattr(runtime, "http_client_config", None)
+    if runtime is None or http is None:
+        return config
+    http = http.model_copy(update={"max_retries": 0})
+    runtime = runtime.model_copy(update={"http_client_config": http})
+    return config.model_copy(update={"runtime_cfg": runtime})
 
 
 def _describe(errors: Sequence[ErrorMessage]) -> str:
@@ -594,6 +636,52 @@ class AgentClassContract:
             ]
             assert failed == [], f"handling {label} failed:\n{_describe(failed)}"
             assert address.is_alive(), f"{agent_class.__name__} stopped while handling {label}"
+
+    @pytest.mark.parametrize("fault", MODEL_FAULTS, ids=lambda fault: fault.name)
+    def test_a_model_fault_fails_the_turn_in_one_plain_line(
+        self,
+        contract_team: ContractTeam,
+        agent_class: type[Akgent[Any, Any]],
+        config: BaseConfig,
+        sample_messages: list[Message],
+        llm_server: ScriptedLLMServer,
+        fault: ModelFault,
+    ) -> None:
+        """A model fault ends the turn with one TurnFailed event, one ErrorMessage, same line."""
+        from akgentic.llm.events import TurnFailed
+
+        model_cfg = getattr(config, "model_cfg", None)
+        if getattr(model_cfg, "base_url", None) != llm_server.base_url or not sample_messages:
+            pytest.skip("no model on the kit's llm_server fixture, or no sample to run it")
+        address = self._started(contract_team, agent_class, _without_http_retries(config))
+        before = len(llm_server.requests)
+        normal, llm_server.fallback = llm_server.fallback, fault.step
+        try:
+            sent = self._deliver(contract_team, address, sample_messages[0])
+        finally:
+            llm_server.fallback = normal
+        if len(llm_server.requests) == before:
+            pytest.skip("its first sample does not run the model")
+        failures = [
+            m.event
+            for m in contract_team.recorder.from_agent(address.agent_id, EventMessage)
+            if isinstance(m, EventMessage) and isinstance(m.event, TurnFailed)
+        ]
+        assert len(failures) == 1, f"{fault.name}: one TurnFailed event expected, got {failures}"
+        cause = failures[0].cause
+        assert fault.says in cause and "\n" not in cause, (
+            f"{fault.name}: the TurnFailed cause must say {fault.says!r} on one line: {cause!r}"
+        )
+        errors = [
+            e
+            for e in contract_team.errors_of(address.agent_id)
+            if e.current_message is not None and e.current_message.id == sent.id
+        ]
+        assert [e.content for e in errors] == [cause], (
+            f"{fault.name}: the turn's one error report must carry the same line:\n"
+            + _describe(errors)
+        )
+        assert address.is_alive(), f"{agent_class.__name__} stopped after a model fault"
 
     def test_a_user_proxy_answers_the_message_it_is_given(
         self,

@@ -21,6 +21,12 @@ finds the script used up gets the ``fallback`` step when one is set (a callable
 fallback makes a small rule-based model), otherwise an HTTP 400 whose message
 says so.
 
+Fault modes, for a model or server that misbehaves: :func:`server_error` (5xx),
+:func:`unknown_tool`, :func:`malformed_arguments`, :func:`wrongly_typed_arguments`,
+:func:`prose` (text where JSON was asked for), :func:`truncated`
+(``finish_reason="length"``) and :func:`context_length_exceeded` (the 400 of a
+prompt longer than the context).
+
 Only the standard library is used; the server binds 127.0.0.1 on a free port
 and runs in a daemon thread.
 """
@@ -45,11 +51,18 @@ __all__ = [
     "ScriptedLLMServer",
     "StepSpec",
     "ToolCallSpec",
+    "context_length_exceeded",
     "error",
+    "malformed_arguments",
+    "prose",
+    "server_error",
     "structured",
     "text",
     "tool_call",
     "tool_calls",
+    "truncated",
+    "unknown_tool",
+    "wrongly_typed_arguments",
 ]
 
 DEFAULT_MODEL = "scripted-model"
@@ -80,6 +93,8 @@ class ScriptStep:
     error_message: str | None = None
     usage: tuple[int, int] | None = None  # (prompt_tokens, completion_tokens)
     finish_reason: str | None = None
+    #: The whole JSON body of an error reply, when the OpenAI shape is not the one wanted.
+    error_body: dict[str, Any] | None = None
 
 
 StepSpec: TypeAlias = ScriptStep | str | Callable[[dict[str, Any]], "ScriptStep | str"]
@@ -125,6 +140,83 @@ def structured(value: Any, *, usage: tuple[int, int] | None = None) -> ScriptSte
 def error(status: int = 500, message: str = "scripted failure") -> ScriptStep:
     """An HTTP error reply (OpenAI error body). Note the client retries 429 and 5xx."""
     return ScriptStep(status=status, error_message=message)
+
+
+# ------------------------------------------------------------------ fault modes
+# Replies a misbehaving model or server gives; each is a plain step, so it goes in a
+# script anywhere a reply does.
+
+
+def server_error(status: int = 500, message: str = "internal server error") -> ScriptStep:
+    """An HTTP 5xx reply (the OpenAI client retries these up to its ``max_retries``)."""
+    if not 500 <= status <= 599:
+        raise ValueError(f"server_error takes a 5xx status, not {status}")
+    return error(status, message)
+
+
+def unknown_tool(name: str = "no_such_tool", arguments: dict[str, Any] | None = None) -> ScriptStep:
+    """A call to a tool the agent does not have."""
+    return tool_call(name, arguments or {})
+
+
+def malformed_arguments(name: str, raw: str = '{"content": "unterminated') -> ScriptStep:
+    """A call to ``name`` whose argument text is not valid JSON."""
+    return tool_call(name, raw)
+
+
+def wrongly_typed_arguments(name: str, arguments: dict[str, Any]) -> ScriptStep:
+    """A call to ``name`` with well-formed JSON of the wrong types (e.g. a list for a string)."""
+    return tool_call(name, arguments)
+
+
+def prose(content: str = "Sure! I will get right on it and report back soon.") -> ScriptStep:
+    """Plain prose, for a request that asked for JSON (structured output)."""
+    return text(content)
+
+
+def truncated(content: str, *, keep: int | None = None, tool: str | None = None) -> ScriptStep:
+    """A reply cut off by the output-token cap: ``finish_reason="length"``.
+
+    The first ``keep`` characters of ``content`` (half by default) are sent: as text, or
+    with ``tool`` as that tool call's (now broken) JSON arguments.
+    """
+    cut = content[: len(content) // 2 if keep is None else keep]
+    if tool is not None:
+        return ScriptStep(tool_calls=(ToolCallSpec(tool, cut),), finish_reason="length")
+    return ScriptStep(content=cut, finish_reason="length")
+
+
+def context_length_exceeded(
+    prompt_tokens: int = 10119, context: int = 2048, *, server: str = "llama.cpp"
+) -> ScriptStep:
+    """The HTTP 400 an OpenAI-compatible server answers when the prompt exceeds its context.
+
+    ``server`` picks the body: ``"llama.cpp"`` (``exceed_context_size_error`` with
+    ``n_prompt_tokens`` and ``n_ctx``), ``"vllm"`` or ``"openai"`` (the sentence naming
+    both numbers, ``code: context_length_exceeded`` for OpenAI).
+    """
+    if server == "llama.cpp":
+        body: dict[str, Any] = {
+            "error": {
+                "code": 400,
+                "message": "the request exceeds the available context size, try increasing it",
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": prompt_tokens,
+                "n_ctx": context,
+            }
+        }
+    elif server in ("vllm", "openai"):
+        message = (
+            f"This model's maximum context length is {context} tokens. However, you "
+            f"requested {prompt_tokens} tokens in the messages. Please reduce the length "
+            "of the messages."
+        )
+        kind = "BadRequestError" if server == "vllm" else "invalid_request_error"
+        code: Any = 400 if server == "vllm" else "context_length_exceeded"
+        body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    else:
+        raise ValueError(f"unknown server flavour {server!r}: llama.cpp, vllm or openai")
+    return ScriptStep(status=400, error_message=body["error"]["message"], error_body=body)
 
 
 def _estimate_tokens(value: Any) -> int:
@@ -510,6 +602,9 @@ class _Handler(BaseHTTPRequestHandler):
                 f"request #{len(server.requests)} has no reply",
                 "script_exhausted",
             )
+            return
+        if step.status != 200 and step.error_body is not None:
+            self._json(step.status, step.error_body)
             return
         if step.status != 200:
             self._error(step.status, step.error_message or "scripted failure", "scripted_error")

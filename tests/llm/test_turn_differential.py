@@ -184,7 +184,12 @@ async def _outcome(run: Callable[[], Any]) -> tuple[str, str]:
     try:
         return ("output", repr(await run()))
     except Exception as exc:  # the exception is part of what is compared
-        return (type(exc).__name__, str(exc))
+        # By its pydantic-ai (or builtin) class: the loop raises subclasses that carry
+        # what akgentic.llm.failures needs (RetriesExhausted is an UnexpectedModelBehavior).
+        shared = next(
+            c for c in type(exc).__mro__ if c.__module__.startswith(("pydantic_ai", "builtins"))
+        )
+        return (shared.__name__, str(exc))
 
 
 async def via_pydantic_ai(case: Case, *, stream: bool = False) -> Side:

@@ -223,6 +223,7 @@ class TeamPage {
       this.addInspected(row, false);
       if (row.message_type === "ToolStateEvent" || row.message_type === "WorkspaceAttached") this.schedulePanes();
       if (row.kind === "message") { this.addMessage(row, false); this.scheduleSide(); }
+      else if (row.message_type === "TurnFailed") this.addMessage({ ...row, recipient: "turn failed" }, false);
       else if (row.type === "StartMessage" || row.type === "ReceivedMessage" || row.type === "ProcessedMessage") this.scheduleSide();
     };
   }
