@@ -74,6 +74,7 @@ def test_a_card_refused_for_host_processes_is_answered_once_and_never_redelivere
 ) -> None:
     """The refusal is final: the placement leaves the work queue instead of coming back."""
     import asyncio
+    import re
 
     import pytest
     from akgentic_nats.target import parse_nats_url
@@ -85,22 +86,28 @@ def test_a_card_refused_for_host_processes_is_answered_once_and_never_redelivere
     worker_fleet.ensure(1)
     client = connect(cluster_url)
     try:
-        with pytest.raises(ClusterError, match="host"):
+        with pytest.raises(ClusterError, match="host") as refused:
             client.create(host_command_team_card())
     finally:
         client.close()
+    found = re.search(r"creating team ([0-9a-f-]{36}) failed", str(refused.value))
+    assert found, refused.value
     target = parse_nats_url(cluster_url)
+    subject = target.place_subject(found.group(1))
 
-    async def placements_left() -> int:
+    async def placement_left() -> bool:
         import nats
+        from nats.js.errors import NotFoundError
 
         nc = await nats.connect(list(target.servers))
         try:
-            info = await nc.jetstream().stream_info(target.stream)
-            return int(info.state.messages)
+            await nc.jetstream().get_last_msg(target.stream, subject)
+            return True
+        except NotFoundError:
+            return False
         finally:
             await nc.close()
 
     # A nak'd placement stays in the work-queue stream and is fetched again each second;
-    # a terminated one is removed.
-    wait_until(lambda: asyncio.run(placements_left()) == 0, timeout=30)
+    # a terminated one is removed. (Other tests' placements may share the stream.)
+    wait_until(lambda: not asyncio.run(placement_left()), timeout=30)
