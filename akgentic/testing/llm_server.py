@@ -577,6 +577,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"no such path {self.path}", "not_found")
 
     def do_POST(self) -> None:
+        if _serve_ollama_show(self):
+            return
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/v1/responses", "/responses"):
             api = "responses"
@@ -682,12 +684,15 @@ def with_context(
 
     ``"llama.cpp"`` serves ``GET /props`` (``default_generation_settings.n_ctx``) and
     ``meta.n_ctx_train`` in ``/v1/models``; ``"vllm"`` serves ``max_model_len`` in
-    ``/v1/models``. A request whose messages come to more than ``n_ctx`` tokens (about
-    four JSON characters per token) is recorded in ``requests`` and answered with that
-    server's :func:`context_length_exceeded` 400, without using up a script step.
+    ``/v1/models``; ``"ollama"`` answers ``POST /api/show`` with
+    ``model_info["scripted.context_length"]`` (and refuses like llama.cpp, which
+    Ollama itself does not: it truncates). A request whose messages come to more
+    than ``n_ctx`` tokens (about four JSON characters per token) is recorded in
+    ``requests`` and answered with that server's :func:`context_length_exceeded` 400,
+    without using up a script step.
     """
-    if flavour not in ("llama.cpp", "vllm"):
-        raise ValueError(f"unknown server flavour {flavour!r}: llama.cpp or vllm")
+    if flavour not in ("llama.cpp", "vllm", "ollama"):
+        raise ValueError(f"unknown server flavour {flavour!r}: llama.cpp, vllm or ollama")
     server.n_ctx = n_ctx
     server.context_flavour = flavour
     return server
@@ -696,7 +701,7 @@ def with_context(
 def _serve_context_get(handler: _Handler) -> bool:
     """Answer ``/props`` and ``/v1/models`` with the context size; False when not ours."""
     server = handler.server_ref
-    if server.n_ctx is None:
+    if server.n_ctx is None or server.context_flavour == "ollama":
         return False
     path = handler.path.split("?", 1)[0].rstrip("/")
     llama = server.context_flavour == "llama.cpp"
@@ -724,9 +729,23 @@ def _refuse_overflow(handler: _Handler, body: dict[str, Any]) -> bool:
         return False
     with server._lock:
         server.requests.append(body)
-    step = context_length_exceeded(tokens, server.n_ctx, server=server.context_flavour)
+    flavour = "vllm" if server.context_flavour == "vllm" else "llama.cpp"
+    step = context_length_exceeded(tokens, server.n_ctx, server=flavour)
     assert step.error_body is not None
     handler._json(step.status, step.error_body)
+    return True
+
+
+def _serve_ollama_show(handler: _Handler) -> bool:
+    """Answer Ollama's ``POST /api/show`` with the context size; False when not ours."""
+    server = handler.server_ref
+    path = handler.path.split("?", 1)[0].rstrip("/")
+    if server.n_ctx is None or server.context_flavour != "ollama" or path != "/api/show":
+        return False
+    length = int(handler.headers.get("Content-Length") or 0)
+    handler.rfile.read(length)
+    info = {"general.architecture": "scripted", "scripted.context_length": server.n_ctx}
+    handler._json(200, {"model_info": info, "parameters": ""})
     return True
 
 

@@ -85,6 +85,11 @@ def test_the_context_size_is_read_from_vllm_models(server: ScriptedLLMServer) ->
     assert asyncio.run(probe_context_length(server.base_url, server.model)) == 8192
 
 
+def test_the_context_size_is_read_from_ollama_show(server: ScriptedLLMServer) -> None:
+    with_context(server, 16384, flavour="ollama")
+    assert asyncio.run(probe_context_length(server.base_url, server.model)) == 16384
+
+
 def test_the_card_overrides_the_server_and_a_silent_server_is_unknown(
     server: ScriptedLLMServer,
 ) -> None:
