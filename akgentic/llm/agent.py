@@ -9,8 +9,11 @@ Each run:
 
 1. folds user notes held since before the first run into the prompt;
 2. asks the lifetime budget for permission (:class:`AgentUsageLimitError` if refused);
-3. compacts the history first when the last request came close to the model's
-   ``context_length``;
+3. compacts the history first when the last request, or the estimate of the history
+   plus the new prompt, came close to the model's context (the card's
+   ``context_length``, else the size the server reports: :mod:`akgentic.llm.context_size`);
+   a prompt that alone is larger than the context is not sent: a short note takes its
+   place in the history and the run fails with :class:`ContextOverflowError`;
 4. closes any tool call a previous failed run left unanswered;
 5. runs the ReAct loop of :mod:`akgentic.llm.turn` with the durable history and
    the run-tier limits, adding every new message to the :class:`ContextManager`
@@ -18,6 +21,10 @@ Each run:
 6. on a run-tier breach, runs one tool-free concluding turn (see
    :class:`~akgentic.llm.budget.LimitRecovery`) or raises
    :class:`RunUsageLimitError`.
+
+A run the server refuses because the prompt exceeds its context leaves its last
+request in the history with its contents replaced by a note
+(:class:`LlmMessageWithheldEvent`), so the oversized message is never sent again.
 """
 
 from __future__ import annotations
@@ -53,15 +60,21 @@ from akgentic.llm.config import (
     ReactAgentConfig,
     RunUsageLimits,
     check_compaction_bounds,
-    compaction_threshold,
     model_roster_key,
 )
 from akgentic.llm.context import ContextManager, ContextObserver
-from akgentic.llm.errors import ModelSwitchError, RunStoppedError, RunUsageLimitError
+from akgentic.llm.context_size import context_length_of
+from akgentic.llm.errors import (
+    ContextOverflowError,
+    ModelSwitchError,
+    RunStoppedError,
+    RunUsageLimitError,
+)
 from akgentic.llm.events import (
     LlmContextClearedEvent,
     LlmContextCompactedEvent,
     LlmMessageEvent,
+    LlmMessageWithheldEvent,
     LlmSystemPromptEvent,
     LlmUsageEvent,
 )
@@ -80,6 +93,29 @@ DepsT = TypeVar("DepsT")
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ABORTED = "Error: tool call aborted due to failure: {reason}"
+_WITHHELD = (
+    "[Message withheld: it was too large for the model's context "
+    "({chars:,} characters, about {tokens:,} tokens; context {context} tokens).]"
+)
+
+
+def _prompt_chars(prompt: UserPrompt) -> int:
+    """Characters of the text of ``prompt`` (binary content is not counted)."""
+    if isinstance(prompt, str):
+        return len(prompt)
+    return sum(len(p) for p in prompt if isinstance(p, str))
+
+
+def _request_chars(message: ModelMessage) -> int:
+    """Characters of a request's user-prompt and tool-return contents."""
+    chars = 0
+    for part in message.parts:
+        if part.part_kind == "user-prompt":
+            content = getattr(part, "content", "")
+            chars += len(content) if isinstance(content, str) else len(str(content))
+        elif isinstance(part, ToolReturnPart):
+            chars += len(part.model_response_str())
+    return chars
 
 
 _SCHEMAS_LIMIT = 4096
@@ -337,7 +373,7 @@ class ReactAgent(Generic[DepsT]):
         self._check_open()
         prompt = self._with_pending(user_prompt)
         self._budget.preflight()
-        await self._auto_compact()
+        await self._fit_context(prompt)
         try:
             return await self._run_once(prompt, deps, output_type, self._config.run_usage_limits)
         except UsageLimitExceeded as exc:
@@ -419,6 +455,8 @@ class ReactAgent(Generic[DepsT]):
             return await turn.run()
         except Exception as exc:
             self._last_failure = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            if not self._interrupted:
+                await self._withhold_if_overflow(exc, turn.run_id)
             raise
         finally:
             usage = turn.usage
@@ -528,10 +566,46 @@ class ReactAgent(Generic[DepsT]):
 
     # ------------------------------------------------------------ compaction
 
-    async def _auto_compact(self) -> None:
-        threshold = compaction_threshold(self._active_cfg, self._config.compaction_cfg)
-        if threshold is not None and self._context.last_input_tokens > threshold:
+    async def _fit_context(self, prompt: UserPrompt) -> None:
+        """Compact when the next request would come close to the context; refuse a prompt
+        that alone exceeds it (a note takes its place in the history)."""
+        context = await context_length_of(self._active_cfg)
+        if context is None:
+            return
+        chars = _prompt_chars(prompt)
+        tokens = chars // 4
+        if tokens > context:
+            self._context.append_user_prompt(
+                _WITHHELD.format(chars=chars, tokens=tokens, context=f"{context:,}")
+            )
+            raise ContextOverflowError(tokens, context)
+        cfg = self._config.compaction_cfg
+        if not cfg.auto_trigger:
+            return
+        threshold = int(context * cfg.trigger_ratio)
+        if self._context.last_input_tokens > threshold or (
+            estimate_tokens(self._context.messages) + tokens > threshold
+        ):
             await self._compact_now()
+
+    async def _withhold_if_overflow(self, exc: Exception, run_id: str) -> None:
+        """After the server refused the prompt as too long, keep the run's last request out."""
+        from akgentic.llm.failures import describe_failure
+
+        if describe_failure(exc)[0] != "context_length":
+            return
+        requests = [
+            m for m in self._context.messages if isinstance(m, ModelRequest) and m.run_id == run_id
+        ]
+        if not requests:
+            return
+        chars = _request_chars(requests[-1])
+        context = await context_length_of(self._active_cfg)
+        note = _WITHHELD.format(
+            chars=chars, tokens=chars // 4, context=f"{context:,}" if context else "unknown"
+        )
+        event = LlmMessageWithheldEvent(run_id=run_id, note=note, tokens=chars // 4)
+        self._context.withhold_last_request(event)
 
     async def _compact_now(self) -> int:
         messages = self._context.messages
@@ -582,6 +656,8 @@ class ReactAgent(Generic[DepsT]):
                 messages.append(event.message)
             elif isinstance(event, LlmContextCompactedEvent):
                 messages = ContextManager.fold_compaction(messages, event)
+            elif isinstance(event, LlmMessageWithheldEvent):
+                messages = ContextManager.fold_withheld(messages, event) or messages
             elif isinstance(event, LlmContextClearedEvent):
                 messages = []
                 system_hash = None

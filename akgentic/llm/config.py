@@ -106,7 +106,8 @@ class ModelConfig(_Strict):
     (Ollama, vLLM, llama.cpp, LM Studio...). The API key comes from the provider's
     usual environment variable unless ``api_key`` or ``api_key_env`` says otherwise.
     ``context_length`` (the model's context window in tokens) turns automatic
-    compaction on.
+    compaction on; when it is unset, the context a local server reports is used
+    (see :mod:`akgentic.llm.context_size`).
     """
 
     provider: Provider = "openai"
@@ -353,9 +354,10 @@ class RuntimeConfig(_Strict):
 class CompactionConfig(_Strict):
     """Context compaction: which strategy folds old history, and when it triggers.
 
-    Automatic compaction only runs when the active model has a
-    ``context_length``: it fires before a run once the previous request used more
-    than ``trigger_ratio * context_length`` input tokens. ``strategy`` is a
+    Automatic compaction only runs when the active model's context is known (its
+    ``context_length``, or what its server reports): it fires before a run once the
+    previous request used, or the estimate of the history plus the new prompt comes
+    to, more than ``trigger_ratio * context`` input tokens. ``strategy`` is a
     registered id (``summarize``, ``sliding_window``, ``none``) or the dotted path
     of a factory.
     """

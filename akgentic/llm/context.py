@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -30,6 +30,7 @@ from akgentic.llm.events import (
     LlmContextClearedEvent,
     LlmContextCompactedEvent,
     LlmMessageEvent,
+    LlmMessageWithheldEvent,
     LlmSystemPromptEvent,
     LlmUsageEvent,
     SystemPromptPartSnapshot,
@@ -363,3 +364,37 @@ class ContextManager:
         )
         folded = [*head, summary, *messages[count:]]
         return drop_orphan_tool_returns(folded)
+
+    # ------------------------------------------------------------ withholding
+
+    def withhold_last_request(self, event: LlmMessageWithheldEvent) -> bool:
+        """Apply ``event`` (see :meth:`fold_withheld`) and report it; False if nothing matched."""
+        folded = self.fold_withheld(self._messages, event)
+        if folded is None:
+            return False
+        self._messages = folded
+        self.last_input_tokens = 0
+        self._emit(event)
+        return True
+
+    @staticmethod
+    def fold_withheld(
+        messages: Sequence[ModelMessage], event: LlmMessageWithheldEvent
+    ) -> list[ModelMessage] | None:
+        """``messages`` with the last request of ``event.run_id`` reduced to the note.
+
+        User-prompt contents become the note and tool returns keep their call id with
+        the note as content (a call is never left unanswered); system prompts stay.
+        None when no request of that run is in ``messages``.
+        """
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, ModelRequest) and message.run_id == event.run_id:
+                parts: list[ModelRequestPart] = []
+                for part in message.parts:
+                    # Exact classes: a subclass of ToolReturnPart carries typed content.
+                    if type(part) in (UserPromptPart, ToolReturnPart):
+                        part = replace(cast(Any, part), content=event.note)
+                    parts.append(part)
+                return [*messages[:index], _replace_parts(message, parts), *messages[index + 1 :]]
+        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "AgentUsageLimitError",
+    "ContextOverflowError",
     "ModelSwitchError",
     "ReplyTruncatedError",
     "RunStoppedError",
@@ -58,3 +59,18 @@ class TurnFailedError(Exception):
         super().__init__(cause)
         self.cause = cause
         self.kind = kind
+
+
+class ContextOverflowError(Exception):
+    """A message alone is larger than the model's context; it was not sent.
+
+    ``tokens`` is its estimated size, ``context`` the model's context in tokens.
+    """
+
+    def __init__(self, tokens: int, context: int) -> None:
+        super().__init__(
+            f"the message (about {tokens:,} tokens) is larger than the model's context "
+            f"({context:,})"
+        )
+        self.tokens = tokens
+        self.context = context

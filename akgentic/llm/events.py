@@ -29,6 +29,7 @@ __all__ = [
     "LlmContextCompactedEvent",
     "LlmEvent",
     "LlmMessageEvent",
+    "LlmMessageWithheldEvent",
     "LlmSystemPromptEvent",
     "LlmUsageEvent",
     "SystemPromptPartSnapshot",
@@ -140,6 +141,20 @@ class LlmContextClearedEvent:
 
 
 @dataclass(frozen=True)
+class LlmMessageWithheldEvent:
+    """The last request of run ``run_id`` was too large for the model's context.
+
+    Its user-prompt and tool-return contents are replaced by ``note`` (which says
+    how large they were), live and on replay, so the oversized content is never
+    sent again (see ``ContextManager.withhold_last_request``).
+    """
+
+    run_id: str
+    note: str
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
 class TurnFailed:
     """A turn ended in failure; ``cause`` says why in plain words, on one line.
 
@@ -162,5 +177,6 @@ LlmEvent: TypeAlias = (
     | LlmSystemPromptEvent
     | LlmContextCompactedEvent
     | LlmContextClearedEvent
+    | LlmMessageWithheldEvent
     | TurnFailed
 )

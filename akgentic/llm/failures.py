@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from akgentic.llm.errors import ReplyTruncatedError, UsageLimitError
+from akgentic.llm.errors import ContextOverflowError, ReplyTruncatedError, UsageLimitError
 
 if TYPE_CHECKING:
     from akgentic.llm.config import ModelConfig
@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 __all__ = ["describe_failure"]
 
 _LIMIT = 200
+# What a person can do about a context overflow (the message itself is already left out).
+CONTEXT_ADVICE = (
+    "; it was left out of the history — raise the context (context_length / the server's "
+    "n_ctx), /compact, or send a smaller input"
+)
 # OpenAI and vLLM: "maximum context length is 2048 tokens. However, you requested 10119 tokens"
 _CONTEXT_SENTENCE = re.compile(
     r"maximum context length is (\d+) tokens.*?(\d+) tokens", re.IGNORECASE | re.DOTALL
@@ -72,10 +77,14 @@ def _http(exc: Any, model: ModelConfig | None) -> tuple[str, str]:
         prompt, context = overflow
         return (
             "context_length",
-            f"the prompt ({prompt:,} tokens) exceeds the model's context ({context:,})",
+            f"the prompt ({prompt:,} tokens) exceeds the model's context ({context:,})"
+            + CONTEXT_ADVICE,
         )
     if type(exc).__name__ == "ModelContextWindowExceededError":
-        return "context_length", f"the prompt exceeds the model's context: {_one_line(message)}"
+        return (
+            "context_length",
+            f"the prompt exceeds the model's context: {_one_line(message, 120)}" + CONTEXT_ADVICE,
+        )
     return "http_error", f"{_server(model)} answered HTTP {status}: {_one_line(message)}"
 
 
@@ -138,6 +147,8 @@ def describe_failure(exc: BaseException, model: ModelConfig | None = None) -> tu
 
     if isinstance(exc, ReplyTruncatedError):
         return "truncated", str(exc)
+    if isinstance(exc, ContextOverflowError):
+        return "context_length", str(exc) + CONTEXT_ADVICE
     if isinstance(exc, RetriesExhausted):
         return _retries(exc)
     if isinstance(exc, UsageLimitError | UsageLimitExceeded):

@@ -683,6 +683,39 @@ class AgentClassContract:
         )
         assert address.is_alive(), f"{agent_class.__name__} stopped after a model fault"
 
+    def test_a_message_refused_as_too_long_is_not_sent_again(
+        self,
+        contract_team: ContractTeam,
+        agent_class: type[Akgent[Any, Any]],
+        config: BaseConfig,
+        sample_messages: list[Message],
+        llm_server: ScriptedLLMServer,
+    ) -> None:
+        """After a context-length refusal the next request carries a note, not the message."""
+        import json
+
+        model_cfg = getattr(config, "model_cfg", None)
+        if getattr(model_cfg, "base_url", None) != llm_server.base_url or not sample_messages:
+            pytest.skip("no model on the kit's llm_server fixture, or no sample to run it")
+        address = self._started(contract_team, agent_class, _without_http_retries(config))
+        before = len(llm_server.requests)
+        normal, llm_server.fallback = llm_server.fallback, context_length_exceeded(10119, 2048)
+        try:
+            self._deliver(contract_team, address, sample_messages[0])
+        finally:
+            llm_server.fallback = normal
+        if len(llm_server.requests) == before:
+            pytest.skip("its first sample does not run the model")
+        refused = len(llm_server.requests)
+        self._deliver(contract_team, address, sample_messages[0])
+        if len(llm_server.requests) == refused:
+            pytest.skip("its second sample does not run the model")
+        body = json.dumps(llm_server.requests[refused])
+        assert "Message withheld" in body, (
+            "the request refused as longer than the context must be replaced by a note in "
+            f"the history the model is sent again: {body[:500]}"
+        )
+
     def test_a_user_proxy_answers_the_message_it_is_given(
         self,
         contract_team: ContractTeam,

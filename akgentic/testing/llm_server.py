@@ -231,6 +231,11 @@ class ScriptedLLMServer:
     request body (chat completions and responses alike), in arrival order.
     """
 
+    #: The context size this server has (None: unlimited); see :func:`with_context`.
+    n_ctx: int | None = None
+    #: How it tells its context and refuses a larger prompt: "llama.cpp" or "vllm".
+    context_flavour: str = "llama.cpp"
+
     def __init__(
         self,
         script: Iterable[StepSpec] = (),
@@ -563,6 +568,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(status, {"error": {"message": message, "type": kind, "code": kind}})
 
     def do_GET(self) -> None:
+        if _serve_context_get(self):
+            return
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             model = self.server_ref.model
             self._json(200, {"object": "list", "data": [{"id": model, "object": "model"}]})
@@ -570,6 +577,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"no such path {self.path}", "not_found")
 
     def do_POST(self) -> None:
+        if _serve_ollama_show(self):
+            return
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/v1/responses", "/responses"):
             api = "responses"
@@ -592,6 +601,8 @@ class _Handler(BaseHTTPRequestHandler):
         server = self.server_ref
         with server._lock:
             server.request_headers.append({k.lower(): v for k, v in self.headers.items()})
+        if _refuse_overflow(self, body):
+            return
         step = server._next_step(body)
         if isinstance(step, StalledStep) and not server._stall(step):
             return  # a hung request: dropped without a reply once the server closes
@@ -661,3 +672,81 @@ def hang() -> StalledStep:
 
 
 __all__ += ["StalledStep", "delayed", "hang"]
+
+
+# ------------------------------------------------------- context size
+
+
+def with_context(
+    server: ScriptedLLMServer, n_ctx: int, *, flavour: str = "llama.cpp"
+) -> ScriptedLLMServer:
+    """Give ``server`` a context of ``n_ctx`` tokens, told and enforced like ``flavour``'s.
+
+    ``"llama.cpp"`` serves ``GET /props`` (``default_generation_settings.n_ctx``) and
+    ``meta.n_ctx_train`` in ``/v1/models``; ``"vllm"`` serves ``max_model_len`` in
+    ``/v1/models``; ``"ollama"`` answers ``POST /api/show`` with
+    ``model_info["scripted.context_length"]`` (and refuses like llama.cpp, which
+    Ollama itself does not: it truncates). A request whose messages come to more
+    than ``n_ctx`` tokens (about four JSON characters per token) is recorded in
+    ``requests`` and answered with that server's :func:`context_length_exceeded` 400,
+    without using up a script step.
+    """
+    if flavour not in ("llama.cpp", "vllm", "ollama"):
+        raise ValueError(f"unknown server flavour {flavour!r}: llama.cpp, vllm or ollama")
+    server.n_ctx = n_ctx
+    server.context_flavour = flavour
+    return server
+
+
+def _serve_context_get(handler: _Handler) -> bool:
+    """Answer ``/props`` and ``/v1/models`` with the context size; False when not ours."""
+    server = handler.server_ref
+    if server.n_ctx is None or server.context_flavour == "ollama":
+        return False
+    path = handler.path.split("?", 1)[0].rstrip("/")
+    llama = server.context_flavour == "llama.cpp"
+    if path == "/props" and llama:
+        handler._json(200, {"default_generation_settings": {"n_ctx": server.n_ctx}})
+        return True
+    if path in ("/v1/models", "/models"):
+        entry: dict[str, Any] = {"id": server.model, "object": "model"}
+        if llama:
+            entry["meta"] = {"n_ctx_train": server.n_ctx}
+        else:
+            entry["max_model_len"] = server.n_ctx
+        handler._json(200, {"object": "list", "data": [entry]})
+        return True
+    return False
+
+
+def _refuse_overflow(handler: _Handler, body: dict[str, Any]) -> bool:
+    """Record and refuse a request larger than the server's context; False when it fits."""
+    server = handler.server_ref
+    if server.n_ctx is None:
+        return False
+    tokens = _estimate_tokens(body.get("messages") or body.get("input") or [])
+    if tokens <= server.n_ctx:
+        return False
+    with server._lock:
+        server.requests.append(body)
+    flavour = "vllm" if server.context_flavour == "vllm" else "llama.cpp"
+    step = context_length_exceeded(tokens, server.n_ctx, server=flavour)
+    assert step.error_body is not None
+    handler._json(step.status, step.error_body)
+    return True
+
+
+def _serve_ollama_show(handler: _Handler) -> bool:
+    """Answer Ollama's ``POST /api/show`` with the context size; False when not ours."""
+    server = handler.server_ref
+    path = handler.path.split("?", 1)[0].rstrip("/")
+    if server.n_ctx is None or server.context_flavour != "ollama" or path != "/api/show":
+        return False
+    length = int(handler.headers.get("Content-Length") or 0)
+    handler.rfile.read(length)
+    info = {"general.architecture": "scripted", "scripted.context_length": server.n_ctx}
+    handler._json(200, {"model_info": info, "parameters": ""})
+    return True
+
+
+__all__ += ["with_context"]

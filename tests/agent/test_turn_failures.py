@@ -18,6 +18,7 @@ from akgentic.core import AgentCard
 from akgentic.core.messages.orchestrator import ErrorMessage, EventMessage
 from akgentic.llm.config import HttpClientConfig, ModelConfig, RuntimeConfig
 from akgentic.llm.events import TurnFailed
+from akgentic.llm.failures import CONTEXT_ADVICE
 from akgentic.team import TeamManager
 from akgentic.testing.llm_server import (
     ScriptedLLMServer,
@@ -161,7 +162,10 @@ def test_the_turn_failed_event_is_stored_with_its_plain_cause(
     stored = [e.event for e in events if isinstance(e, EventMessage)]
     failed = [e for e in stored if isinstance(e, TurnFailed)]
     assert [(f.kind, f.cause) for f in failed] == [
-        ("context_length", "the prompt (10,119 tokens) exceeds the model's context (2,048)")
+        (
+            "context_length",
+            "the prompt (10,119 tokens) exceeds the model's context (2,048)" + CONTEXT_ADVICE,
+        )
     ]
     errors = [e for e in events if isinstance(e, ErrorMessage)]
     assert [e.content for e in errors] == [failed[0].cause]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from akgentic.cli.run_cmd import TURN_FAILED_EXIT
+from akgentic.llm.failures import CONTEXT_ADVICE
 from akgentic.testing.llm_server import ScriptedLLMServer, context_length_exceeded, server_error
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -34,7 +35,7 @@ message_types:
   - akgentic.agent.AgentMessage
 """
 
-CONTEXT = "the prompt (10,119 tokens) exceeds the model's context (2,048)"
+CONTEXT = "the prompt (10,119 tokens) exceeds the model's context (2,048)" + CONTEXT_ADVICE
 
 
 @pytest.fixture
