@@ -17,6 +17,7 @@ from typing import Any, TypeVar, overload
 import pykka
 from pykka.messages import ProxyCall, ProxyGetAttr
 
+from akgentic.core._pykka_seam import actor_of
 from akgentic.core.actor_address import ActorAddress
 
 __all__ = ["ProxyWrapper", "actor_ref_of", "interrupt_actor"]
@@ -54,7 +55,7 @@ def interrupt_actor(target: ActorAddress | pykka.ActorRef[Any]) -> None:
     ref = target if isinstance(target, pykka.ActorRef) else getattr(target, "actor_ref", None)
     if ref is None:
         return
-    hook = getattr(ref._actor_weakref(), "interrupt", None)
+    hook = getattr(actor_of(ref), "interrupt", None)
     if not callable(hook):
         return
     try:
