@@ -15,8 +15,11 @@ Exit codes: 0 success; 1 the operation is not possible in the team's state
 (unknown team, resuming or deleting a running team, a team another process
 runs, a claim taken over by another process, a missing, damaged or unwritable
 store); 2 invalid input (a card that fails validation, bad metadata, an
-unknown store scheme, a malformed id or store URL). On any error nothing is
-written. SIGTERM and SIGHUP stop a running team as cleanly as Ctrl+C.
+unknown store scheme, a malformed id or store URL); 3 (``create`` and ``resume``
+with ``--send`` and no chat, as ``akgentic run``) the team's last turn failed, the
+team is stopped and saved all the same. On any error nothing is written. ``--debug``
+shows the log with tracebacks, as under ``akgentic run``. SIGTERM and SIGHUP
+stop a running team as cleanly as Ctrl+C.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from rich.console import Console
 from rich.table import Table
 
 from akgentic.cli.card_input import card_to_start
+from akgentic.cli.logs import DebugOption, configure_logging, exit_if_turn_failed
 from akgentic.cli.models import BaseUrlOption, ModelOption
 from akgentic.cli.runtime_cmd import (
     ClusterOption,
@@ -201,13 +205,10 @@ def _report(problem: str | None) -> None:
 
 
 def _manager(
-    store: EventStore, interactive: bool, printer: ConversationPrinter | None = None
+    store: EventStore, printer: ConversationPrinter, debug: bool
 ) -> AbstractContextManager[TeamManager]:
-    from akgentic.cli.logs import configure_logging
-
-    configure_logging(debug=False)  # a failed turn: the printer's one line, no traceback
-    console = Console(highlight=False) if interactive else err_console
-    return managed_teams(store, printer or ConversationPrinter(console))
+    configure_logging(debug)  # a failed turn: the printer's one line, no traceback
+    return managed_teams(store, printer)
 
 
 def _check_timeout(timeout: float) -> None:
@@ -285,6 +286,7 @@ def team_app() -> typer.Typer:
         cluster: ClusterOption = None,
         model: ModelOption = None,
         base_url: BaseUrlOption = None,
+        debug: DebugOption = False,
     ) -> None:
         """Create a team from CARD; deliver --send messages; chat or wait until idle; stop.
 
@@ -308,10 +310,12 @@ def team_app() -> typer.Typer:
             team_card, value = card_to_start(card, path, metadata, scripted, stack, model, base_url)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
-            with _manager(event_store, chat) as manager:
+            printer = ConversationPrinter(Console(highlight=False) if chat else err_console)
+            with _manager(event_store, printer, debug) as manager:
                 runtime = manager.create_team(team_card, metadata=value)
                 _session(manager, runtime, send, chat, timeout)
             typer.echo(str(runtime.id))
+            exit_if_turn_failed(chat, printer.last_turn_failed)
 
     @app.command("resume")
     def resume(
@@ -322,6 +326,7 @@ def team_app() -> typer.Typer:
         store: StoreOption = None,
         path: PathOption = None,
         cluster: ClusterOption = None,
+        debug: DebugOption = False,
     ) -> None:
         """Resume a stopped team from its log; deliver --send messages; chat or wait; stop.
 
@@ -341,10 +346,11 @@ def team_app() -> typer.Typer:
             # The chat looks as under ``akgentic run``: coloured, intents shown.
             console = Console(highlight=False) if chat else err_console
             printer = ConversationPrinter(console, rich=True)
-            with _manager(event_store, chat, printer) as manager:
+            with _manager(event_store, printer, debug) as manager:
                 runtime = manager.resume_team(uid)
                 _session(manager, runtime, send, chat, timeout, printer)
             typer.echo(str(runtime.id))
+            exit_if_turn_failed(chat, printer.last_turn_failed)
 
     @app.command("stop")
     def stop(
