@@ -39,7 +39,7 @@ from rich.table import Table
 
 from akgentic.cli.card_input import card_to_start
 from akgentic.cli.logs import DebugOption, configure_logging, exit_if_turn_failed
-from akgentic.cli.models import BaseUrlOption, ModelOption
+from akgentic.cli.models import BaseUrlOption, ModelOption, resume_model_options
 from akgentic.cli.runtime_cmd import (
     ClusterOption,
     add_runtime_commands,
@@ -220,6 +220,15 @@ def _check_timeout(timeout: float) -> None:
         fail(problem, 2)
 
 
+def _refuse_model_on_cluster(model: str | None, base_url: str | None) -> None:
+    if model or base_url:
+        fail(
+            "--model and --base-url apply to a team run here; on a cluster, "
+            "name the model in the card",
+            2,
+        )
+
+
 def _interactive(flag: bool | None) -> bool:
     return sys.stdin.isatty() if flag is None else flag
 
@@ -299,12 +308,7 @@ def team_app() -> typer.Typer:
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive, scripted)
-                if model or base_url:
-                    fail(
-                        "--model and --base-url apply to a team run here; on a cluster, "
-                        "name the model in the card",
-                        2,
-                    )
+                _refuse_model_on_cluster(model, base_url)
                 typer.echo(str(create_remote(fleet, card, path, metadata, send, timeout)))
                 return
             team_card, value = card_to_start(card, path, metadata, scripted, stack, model, base_url)
@@ -326,6 +330,8 @@ def team_app() -> typer.Typer:
         store: StoreOption = None,
         path: PathOption = None,
         cluster: ClusterOption = None,
+        model: ModelOption = None,
+        base_url: BaseUrlOption = None,
         debug: DebugOption = False,
     ) -> None:
         """Resume a stopped team from its log; deliver --send messages; chat or wait; stop.
@@ -337,17 +343,19 @@ def team_app() -> typer.Typer:
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive)
+                _refuse_model_on_cluster(model, base_url)
                 uid = _team_id(team_id)
                 resume_remote(fleet, uid, send, timeout)
                 typer.echo(str(uid))
                 return
+            configure = resume_model_options(model, base_url)
             uid, event_store = _existing_team(team_id, store, path)
             chat = _interactive(interactive)
             # The chat looks as under ``akgentic run``: coloured, intents shown.
             console = Console(highlight=False) if chat else err_console
             printer = ConversationPrinter(console, rich=True)
             with _manager(event_store, printer, debug) as manager:
-                runtime = manager.resume_team(uid)
+                runtime = manager.resume_team(uid, configure=configure)
                 _session(manager, runtime, send, chat, timeout, printer)
             typer.echo(str(runtime.id))
             exit_if_turn_failed(chat, printer.last_turn_failed)
