@@ -33,7 +33,12 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent import Akgent, WarningError
 from akgentic.core.messages.message import CancelMessage, Message
 from akgentic.core.orchestrator import TOOL_ACTOR_PREFIX
-from akgentic.llm.errors import RunStoppedError, TurnFailedError, UsageLimitError
+from akgentic.llm.errors import (
+    RunCancelledError,
+    RunStoppedError,
+    TurnFailedError,
+    UsageLimitError,
+)
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.context_update import ContextUpdater
 from akgentic.tool.core.event import CommandsAnnouncedEvent
@@ -136,6 +141,20 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         react = self._react_agent
         if react is not None:
             react.interrupt()
+
+    def cancel_requested(self, message: Message) -> None:
+        """End the run in flight now when ``message`` is a ``/stop`` this agent obeys (any thread).
+
+        The message stays queued: the run's end takes it out (:meth:`act`), so the
+        human is told once, and a cancel that finds no run is answered as when idle.
+        """
+        react = self._react_agent
+        if react is None:
+            return
+        from akgentic.agent.hooks import is_cancel
+
+        if is_cancel(self, message):
+            react.cancel_run()
 
     def on_stop(self) -> None:
         """Release the model clients and the event loop, then report the stop."""
@@ -260,7 +279,8 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         prompt: Any = self._expand_media(message.rendering())
         try:
             output: OutputT = react.run_sync(prompt, deps=self, output_type=output_type)
-        except RunInterruptedError:
+        except (RunInterruptedError, RunCancelledError):
+            self._take_queued_cancels()
             logger.info("%s: run interrupted", self.name)
             self.notify_human(f"{self.name} stopped its run as asked.")
             try:
@@ -275,6 +295,14 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         except Exception as exc:
             raise self._record_turn_failure(exc) from exc
         return output
+
+    def _take_queued_cancels(self) -> None:
+        """Take out the ``/stop`` that ended the run (and any other): it has been obeyed."""
+        from akgentic.agent.hooks import is_cancel
+
+        cancels = [m.id for m in self.get_mailbox() if is_cancel(self, m)]
+        if cancels:
+            self.consume_mailbox(cancels)
 
     def _record_turn_failure(self, exc: Exception) -> TurnFailedError:
         """Record a :class:`TurnFailed` event for ``exc``; the error that says it in one line."""

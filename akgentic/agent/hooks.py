@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from akgentic.agent.agent import BaseAgent
 
-__all__ = ["MailboxHook", "RecipientCheckHook", "arrival_notice"]
+__all__ = ["MailboxHook", "RecipientCheckHook", "arrival_notice", "is_cancel"]
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def arrival_notice(messages: list[MailboxMessage], closing: str = ARRIVAL_CLOSIN
     return "\n".join([*lines, closing])
 
 
-def _is_cancel(agent: BaseAgent, message: Message) -> bool:
+def is_cancel(agent: BaseAgent, message: Message) -> bool:
     """Whether ``message`` may end ``agent``'s run: same sender rule as any slash command.
 
     A CancelMessage without a sender was told by code holding the actor itself (the
@@ -100,7 +100,7 @@ class MailboxHook(RunHook):
         queued = agent.get_mailbox()
         if not queued:
             return
-        cancels = [m for m in queued if _is_cancel(agent, m)]
+        cancels = [m for m in queued if is_cancel(agent, m)]
         if cancels:
             agent.consume_mailbox([m.id for m in cancels])
             raise RunInterruptedError(f"{agent.config.name}: run cancelled")

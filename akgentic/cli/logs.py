@@ -6,6 +6,8 @@ A failed turn is reported where the conversation is printed, in one line (its
 screen, without ``--debug``, warnings and errors are one line each, with no
 traceback, and the turn failures the conversation already shows are not repeated.
 With ``--debug``, every record from INFO up is shown with its full traceback.
+A non-interactive command whose last turn failed exits with :data:`TURN_FAILED_EXIT`
+(:func:`exit_if_turn_failed`), once the team is stopped and saved.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["DebugOption", "configure_logging"]
+__all__ = ["TURN_FAILED_EXIT", "DebugOption", "configure_logging", "exit_if_turn_failed"]
+
+#: Exit code of a non-interactive run whose last turn failed.
+TURN_FAILED_EXIT = 3
 
 DebugOption = Annotated[
     bool,
@@ -59,3 +64,13 @@ def configure_logging(debug: bool) -> None:
         handler.setFormatter(_OneLine())
         handler.addFilter(_not_a_turn_failure)
     root.addHandler(handler)
+
+
+def exit_if_turn_failed(interactive: bool, last_turn_failed: bool) -> None:
+    """Exit with :data:`TURN_FAILED_EXIT` when a non-interactive run's last turn failed.
+
+    In a chat the human saw the failure and went on (or left); only a scripted run,
+    whose caller reads the exit code, is told this way.
+    """
+    if not interactive and last_turn_failed:
+        raise typer.Exit(TURN_FAILED_EXIT)

@@ -1,17 +1,18 @@
 """``--model provider:name`` / ``--base-url URL``: one model for every agent of a card.
 
-The commands that start a team from a card (``run``, ``team create``, ``demo``) take
-these options; without them ``AKGENTIC_MODEL`` (and ``OPENAI_BASE_URL`` for its
-server) does the same. The model replaces the card's for every member and every
-profile it may hire, so a card written for a hosted model runs on a local one
-unchanged. A ``--base-url`` given on the command line is the operator's own choice,
+The commands that start a team from a card (``run``, ``team create``, ``demo``) and
+``team resume`` take these options; without them ``AKGENTIC_MODEL`` (and
+``OPENAI_BASE_URL`` for its server) does the same. The model replaces the card's for
+every member and every profile it may hire, so a card written for a hosted model runs
+on a local one unchanged. On resume it replaces the recorded model of every agent
+for that run only. A ``--base-url`` given on the command line is the operator's own choice,
 so it may receive the provider's key (see :mod:`akgentic.llm.key_policy`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -19,6 +20,7 @@ import typer
 from akgentic.cli.session import fail
 
 if TYPE_CHECKING:
+    from akgentic.core.agent_config import BaseConfig
     from akgentic.llm.config import ModelConfig
     from akgentic.team.card import TeamCard
 
@@ -28,6 +30,7 @@ __all__ = [
     "BaseUrlOption",
     "ModelOption",
     "model_override",
+    "resume_model_options",
     "use_model",
 ]
 
@@ -118,3 +121,27 @@ def apply_model_options(card: TeamCard, model: str | None, base_url: str | None)
         allow_base_url(base_url)
     use_model(card, config)
     return describe(config)
+
+
+def resume_model_options(
+    model: str | None, base_url: str | None
+) -> Callable[[BaseConfig], BaseConfig] | None:
+    """``--model``/``--base-url`` (or the environment) for a resumed team.
+
+    The config transform :meth:`~akgentic.team.manager.TeamManager.resume_team`
+    applies to every restored agent and hireable profile; None keeps the recorded models.
+    """
+    config = model_override(model, base_url)
+    if config is None:
+        return None
+    if base_url:
+        allow_base_url(base_url)
+
+    def configure(agent_config: BaseConfig) -> BaseConfig:
+        from akgentic.agent.config import AgentConfig
+
+        if isinstance(agent_config, AgentConfig):
+            agent_config.model_cfg = config.model_copy()
+        return agent_config
+
+    return configure

@@ -36,7 +36,7 @@ import typer
 from rich.console import Console
 
 from akgentic.cli.card_input import card_to_start
-from akgentic.cli.logs import DebugOption, configure_logging
+from akgentic.cli.logs import TURN_FAILED_EXIT, DebugOption, configure_logging, exit_if_turn_failed
 from akgentic.cli.models import BaseUrlOption, ModelOption
 from akgentic.cli.scripted import ScriptedOption
 from akgentic.cli.session import (
@@ -64,9 +64,6 @@ if TYPE_CHECKING:
     from akgentic.team.runtime import TeamRuntime
 
 __all__ = ["TURN_FAILED_EXIT", "chat", "run_command"]
-
-#: Exit code of a non-interactive run whose last turn failed.
-TURN_FAILED_EXIT = 3
 
 
 def chat(
@@ -154,8 +151,7 @@ def run_command(
                 console.print("\ninterrupted: stopping the team")
             finally:
                 _stop(manager, runtime, console)
-        if not talk and printer.last_turn_failed:
-            raise typer.Exit(TURN_FAILED_EXIT)
+        exit_if_turn_failed(talk, printer.last_turn_failed)
 
 
 def _main() -> None:  # pragma: no cover - exercised through subprocesses

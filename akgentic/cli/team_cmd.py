@@ -15,8 +15,11 @@ Exit codes: 0 success; 1 the operation is not possible in the team's state
 (unknown team, resuming or deleting a running team, a team another process
 runs, a claim taken over by another process, a missing, damaged or unwritable
 store); 2 invalid input (a card that fails validation, bad metadata, an
-unknown store scheme, a malformed id or store URL). On any error nothing is
-written. SIGTERM and SIGHUP stop a running team as cleanly as Ctrl+C.
+unknown store scheme, a malformed id or store URL); 3 (``create`` and ``resume``
+with ``--send`` and no chat, as ``akgentic run``) the team's last turn failed, the
+team is stopped and saved all the same. On any error nothing is written. ``--debug``
+shows the log with tracebacks, as under ``akgentic run``. SIGTERM and SIGHUP
+stop a running team as cleanly as Ctrl+C.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from rich.console import Console
 from rich.table import Table
 
 from akgentic.cli.card_input import card_to_start
-from akgentic.cli.models import BaseUrlOption, ModelOption
+from akgentic.cli.logs import DebugOption, configure_logging, exit_if_turn_failed
+from akgentic.cli.models import BaseUrlOption, ModelOption, resume_model_options
 from akgentic.cli.runtime_cmd import (
     ClusterOption,
     add_runtime_commands,
@@ -201,13 +205,10 @@ def _report(problem: str | None) -> None:
 
 
 def _manager(
-    store: EventStore, interactive: bool, printer: ConversationPrinter | None = None
+    store: EventStore, printer: ConversationPrinter, debug: bool
 ) -> AbstractContextManager[TeamManager]:
-    from akgentic.cli.logs import configure_logging
-
-    configure_logging(debug=False)  # a failed turn: the printer's one line, no traceback
-    console = Console(highlight=False) if interactive else err_console
-    return managed_teams(store, printer or ConversationPrinter(console))
+    configure_logging(debug)  # a failed turn: the printer's one line, no traceback
+    return managed_teams(store, printer)
 
 
 def _check_timeout(timeout: float) -> None:
@@ -217,6 +218,15 @@ def _check_timeout(timeout: float) -> None:
     problem = timeout_problem(timeout)
     if problem:
         fail(problem, 2)
+
+
+def _refuse_model_on_cluster(model: str | None, base_url: str | None) -> None:
+    if model or base_url:
+        fail(
+            "--model and --base-url apply to a team run here; on a cluster, "
+            "name the model in the card",
+            2,
+        )
 
 
 def _interactive(flag: bool | None) -> bool:
@@ -285,6 +295,7 @@ def team_app() -> typer.Typer:
         cluster: ClusterOption = None,
         model: ModelOption = None,
         base_url: BaseUrlOption = None,
+        debug: DebugOption = False,
     ) -> None:
         """Create a team from CARD; deliver --send messages; chat or wait until idle; stop.
 
@@ -297,21 +308,18 @@ def team_app() -> typer.Typer:
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive, scripted)
-                if model or base_url:
-                    fail(
-                        "--model and --base-url apply to a team run here; on a cluster, "
-                        "name the model in the card",
-                        2,
-                    )
+                _refuse_model_on_cluster(model, base_url)
                 typer.echo(str(create_remote(fleet, card, path, metadata, send, timeout)))
                 return
             team_card, value = card_to_start(card, path, metadata, scripted, stack, model, base_url)
             chat = _interactive(interactive)
             event_store = open_store(store, must_exist=False)
-            with _manager(event_store, chat) as manager:
+            printer = ConversationPrinter(Console(highlight=False) if chat else err_console)
+            with _manager(event_store, printer, debug) as manager:
                 runtime = manager.create_team(team_card, metadata=value)
                 _session(manager, runtime, send, chat, timeout)
             typer.echo(str(runtime.id))
+            exit_if_turn_failed(chat, printer.last_turn_failed)
 
     @app.command("resume")
     def resume(
@@ -322,6 +330,9 @@ def team_app() -> typer.Typer:
         store: StoreOption = None,
         path: PathOption = None,
         cluster: ClusterOption = None,
+        model: ModelOption = None,
+        base_url: BaseUrlOption = None,
+        debug: DebugOption = False,
     ) -> None:
         """Resume a stopped team from its log; deliver --send messages; chat or wait; stop.
 
@@ -332,19 +343,22 @@ def team_app() -> typer.Typer:
             fleet = remote_cluster(cluster)
             if fleet is not None:
                 refuse_local_only(interactive)
+                _refuse_model_on_cluster(model, base_url)
                 uid = _team_id(team_id)
                 resume_remote(fleet, uid, send, timeout)
                 typer.echo(str(uid))
                 return
+            configure = resume_model_options(model, base_url)
             uid, event_store = _existing_team(team_id, store, path)
             chat = _interactive(interactive)
             # The chat looks as under ``akgentic run``: coloured, intents shown.
             console = Console(highlight=False) if chat else err_console
             printer = ConversationPrinter(console, rich=True)
-            with _manager(event_store, chat, printer) as manager:
-                runtime = manager.resume_team(uid)
+            with _manager(event_store, printer, debug) as manager:
+                runtime = manager.resume_team(uid, configure=configure)
                 _session(manager, runtime, send, chat, timeout, printer)
             typer.echo(str(runtime.id))
+            exit_if_turn_failed(chat, printer.last_turn_failed)
 
     @app.command("stop")
     def stop(

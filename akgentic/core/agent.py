@@ -215,6 +215,13 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
         and quick. An LLM agent cancels its model request here.
         """
 
+    def cancel_requested(self, message: Message) -> None:
+        """``message``, just queued here by a human, may cancel the work in flight (default: no).
+
+        Called on the sender's thread (see :func:`~akgentic.core.proxy.offer_cancel`),
+        so it must be thread-safe and quick. An LLM agent ends its run on a ``/stop``.
+        """
+
     def stop(self) -> None:
         """Checkpoint, stop children (waiting for each), then stop after the queued mail."""
         self._checkpoint_guarded()

@@ -20,7 +20,7 @@ from pykka.messages import ProxyCall, ProxyGetAttr
 from akgentic.core._pykka_seam import actor_of
 from akgentic.core.actor_address import ActorAddress
 
-__all__ = ["ProxyWrapper", "actor_ref_of", "interrupt_actor"]
+__all__ = ["ProxyWrapper", "actor_ref_of", "interrupt_actor", "offer_cancel"]
 
 logger = logging.getLogger(__name__)
 
@@ -52,16 +52,30 @@ def interrupt_actor(target: ActorAddress | pykka.ActorRef[Any]) -> None:
     inbox alone would wait behind it. Actors without an ``interrupt`` method, and
     snapshot addresses, are left alone.
     """
+    _call_hook(target, "interrupt")
+
+
+def offer_cancel(target: ActorAddress | pykka.ActorRef[Any], message: Any) -> None:
+    """Tell the actor behind ``target`` that ``message``, just queued for it, may cancel its run.
+
+    Like :func:`interrupt_actor`, on the caller's thread, so a ``/stop`` does not wait
+    in the inbox behind the run it means to end. The actor's ``cancel_requested``
+    decides (who sent it, whether a run is in flight); the message stays queued.
+    """
+    _call_hook(target, "cancel_requested", message)
+
+
+def _call_hook(target: ActorAddress | pykka.ActorRef[Any], name: str, *args: Any) -> None:
     ref = target if isinstance(target, pykka.ActorRef) else getattr(target, "actor_ref", None)
     if ref is None:
         return
-    hook = getattr(actor_of(ref), "interrupt", None)
+    hook = getattr(actor_of(ref), name, None)
     if not callable(hook):
         return
     try:
-        hook()
+        hook(*args)
     except Exception:
-        logger.warning("interrupting %r failed", ref, exc_info=True)
+        logger.warning("%s on %r failed", name, ref, exc_info=True)
 
 
 class ProxyWrapper:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 from typing import ClassVar
 
-from akgentic.core.agent import Akgent
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.agent import Akgent, M
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
-from akgentic.core.messages.message import Message, ResultMessage, UserMessage
+from akgentic.core.messages.message import CancelMessage, Message, ResultMessage, UserMessage
+from akgentic.core.proxy import offer_cancel
 
 __all__ = ["UserProxy"]
 
@@ -23,6 +25,20 @@ class UserProxy(Akgent[BaseConfig, BaseState]):
     """
 
     _is_user_proxy: ClassVar[bool] = True
+
+    def send(self, recipient: ActorAddress, message: M) -> M:
+        """Send as any actor; a cancel (``/...`` or CancelMessage) is also offered at once.
+
+        The recipient's run in flight may be waiting on a model that never answers, so
+        a ``/stop`` queued behind it would wait as long (see :func:`offer_cancel`).
+        """
+        sent = super().send(recipient, message)
+        content = getattr(message, "content", None)
+        if isinstance(message, CancelMessage) or (
+            isinstance(content, str) and content.lstrip().startswith("/")
+        ):
+            offer_cancel(recipient, message)
+        return sent
 
     def receiveMsg_UserMessage(self, message: UserMessage) -> None:
         """Override to push the message to a UI; logs it by default."""

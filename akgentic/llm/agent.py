@@ -67,6 +67,7 @@ from akgentic.llm.context_size import context_length_of
 from akgentic.llm.errors import (
     ContextOverflowError,
     ModelSwitchError,
+    RunCancelledError,
     RunStoppedError,
     RunUsageLimitError,
 )
@@ -241,6 +242,7 @@ class ReactAgent(Generic[DepsT]):
         self._toolset_holder: asyncio.Task[None] | None = None
         self._toolset_release = asyncio.Event()
         self._run_task: asyncio.Task[Any] | None = None
+        self._cancelled_run: asyncio.Task[Any] | None = None
         self._interrupted = False
 
     # ---------------------------------------------------------------- wiring
@@ -340,6 +342,24 @@ class ReactAgent(Generic[DepsT]):
         with contextlib.suppress(RuntimeError):  # the loop is already closed
             self._loop.call_soon_threadsafe(self._cancel_run)
 
+    def cancel_run(self) -> None:
+        """Cancel the run in flight, if any; later runs go on. Safe from any thread.
+
+        What a human's ``/stop`` calls as it is queued: the run ends with
+        :class:`RunCancelledError` now, even while its model request hangs. Only the
+        run in flight when this is called is cancelled, never a later one.
+        """
+        task = self._run_task
+        if task is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is already closed
+            self._loop.call_soon_threadsafe(self._cancel_task, task)
+
+    def _cancel_task(self, task: asyncio.Task[Any]) -> None:
+        if not task.done():
+            self._cancelled_run = task
+            task.cancel()
+
     @property
     def interrupted(self) -> bool:
         """True once :meth:`interrupt` was called."""
@@ -360,11 +380,14 @@ class ReactAgent(Generic[DepsT]):
         try:
             return self._loop.run_until_complete(task)
         except asyncio.CancelledError:
-            if not self._interrupted:
-                raise
-            raise RunStoppedError("the agent is stopping: its run was cancelled") from None
+            if self._interrupted:
+                raise RunStoppedError("the agent is stopping: its run was cancelled") from None
+            if self._cancelled_run is task:
+                raise RunCancelledError("the run was cancelled as asked") from None
+            raise
         finally:
             self._run_task = None
+            self._cancelled_run = None
 
     async def run(
         self, user_prompt: UserPrompt, deps: DepsT | None = None, output_type: Any = None
@@ -457,6 +480,9 @@ class ReactAgent(Generic[DepsT]):
             self._last_failure = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             if not self._interrupted:
                 await self._withhold_if_overflow(exc, turn.run_id)
+            raise
+        except asyncio.CancelledError:
+            self._last_failure = "the run was cancelled"  # tool calls it left open say so
             raise
         finally:
             usage = turn.usage

@@ -7,6 +7,7 @@ __all__ = [
     "ContextOverflowError",
     "ModelSwitchError",
     "ReplyTruncatedError",
+    "RunCancelledError",
     "RunStoppedError",
     "RunUsageLimitError",
     "TurnFailedError",
@@ -32,6 +33,10 @@ class ModelSwitchError(ValueError):
 
 class RunStoppedError(Exception):
     """The agent is stopping: its run in flight was cancelled, and no new run starts."""
+
+
+class RunCancelledError(Exception):
+    """The run in flight was cancelled on request (a human's ``/stop``); later runs go on."""
 
 
 class ReplyTruncatedError(Exception):

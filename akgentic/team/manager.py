@@ -69,7 +69,7 @@ from akgentic.team.errors import (
 from akgentic.team.factory import TeamFactory, stop_orchestrator
 from akgentic.team.models import Process, TeamOwner, TeamStatus, validate_metadata
 from akgentic.team.ownership import TeamId, as_team_id, stop_elsewhere
-from akgentic.team.restorer import TeamRestorer
+from akgentic.team.restorer import ConfigTransform, TeamRestorer
 from akgentic.team.runtime import TeamRuntime
 from akgentic.team.services import NullServiceRegistry, ServiceRegistry
 from akgentic.team.store import EventStore
@@ -434,8 +434,13 @@ class TeamManager:
         stop_elsewhere(self.event_store, self.owner, process, REMOTE_STOP_WAIT)
 
     @_with_registry
-    def resume_team(self, team_id: TeamId) -> TeamRuntime:
+    def resume_team(
+        self, team_id: TeamId, *, configure: ConfigTransform | None = None
+    ) -> TeamRuntime:
         """Rebuild a team from its log, claim it and record it as running again.
+
+        ``configure`` rewrites each restored agent's config (and each hireable
+        profile's) before it starts, for this run only (see :mod:`akgentic.team.restorer`).
 
         A stopped team resumes; so does one recorded as running whose owner
         died (crash recovery, at once). New events continue the stored
@@ -458,7 +463,7 @@ class TeamManager:
             self._refuse_empty_log(uid, process)  # before the claim, so nothing is written
             claimed = self.event_store.claim_team(uid, self.owner)
             try:
-                runtime = self._restore(claimed)
+                runtime = self._restore(claimed, configure)
             except BaseException:
                 self.event_store.release_team(uid)
                 raise
@@ -559,7 +564,7 @@ class TeamManager:
             )
         return max_sequence
 
-    def _restore(self, claimed: Process) -> TeamRuntime:
+    def _restore(self, claimed: Process, configure: ConfigTransform | None = None) -> TeamRuntime:
         uid = claimed.team_id
         max_sequence = self._resumable_log(uid)
         if claimed.status == TeamStatus.RUNNING:
@@ -569,7 +574,7 @@ class TeamManager:
             _set_restoring(subscriber, uid, True)
         try:
             runtime = TeamRestorer(self.actor_system, self.event_store, self._registry).restore(
-                claimed, subscribers
+                claimed, subscribers, configure
             )
         except BaseException:
             idle.close()

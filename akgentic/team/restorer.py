@@ -20,13 +20,18 @@ in restoring mode around this, so the replay is not written a second time.
 The card on the team record only supplies team-level wiring (entry point,
 supervisors, profiles); who is alive comes from the log, so agents hired at
 run time come back and fired members do not.
+
+``configure`` (optional) rewrites each agent's config before its actor starts,
+and each hireable profile's: how a resumed team is run on another model
+(``akgentic team resume --model``). It is not written to the log, so the next
+resume without it runs on the recorded configs again.
 """
 
 from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -52,7 +57,10 @@ from akgentic.team.subscribers.activity import ActivityMonitor
 if TYPE_CHECKING:
     from akgentic.plugins import PluginRegistry
 
-__all__ = ["TOOL_ACTOR_ROLE", "TeamRestorer", "live_starts"]
+__all__ = ["TOOL_ACTOR_ROLE", "ConfigTransform", "TeamRestorer", "live_starts"]
+
+#: Rewrites an agent's config (a fresh copy, its own to change) before the agent starts.
+ConfigTransform = Callable[[BaseConfig], BaseConfig]
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +106,10 @@ class TeamRestorer:
         self.registry = registry
 
     def restore(
-        self, process: Process, subscribers: Sequence[EventSubscriber] | None = None
+        self,
+        process: Process,
+        subscribers: Sequence[EventSubscriber] | None = None,
+        configure: ConfigTransform | None = None,
     ) -> TeamRuntime:
         """Rebuild the team of ``process`` and return its runtime (see the module docstring)."""
         # Decoding a log allocates many objects and frees none: with the cyclic
@@ -111,13 +122,16 @@ class TeamRestorer:
         gc.disable()
         try:
             with use_registry(self.registry):
-                return self._restore(process, subscribers)
+                return self._restore(process, subscribers, configure)
         finally:
             if collecting:
                 gc.enable()
 
     def _restore(
-        self, process: Process, subscribers: Sequence[EventSubscriber] | None
+        self,
+        process: Process,
+        subscribers: Sequence[EventSubscriber] | None,
+        configure: ConfigTransform | None,
     ) -> TeamRuntime:
         team_id = process.team_id
         # Phase 1: load.
@@ -161,7 +175,7 @@ class TeamRestorer:
 
             live: dict[UUID, ActorAddress] = {orchestrator.agent_id: orchestrator}
             for agent_id, start in agents:
-                live[agent_id] = self._respawn(start, live, orchestrator)
+                live[agent_id] = self._respawn(start, live, orchestrator, configure)
 
             def to_live(address: ActorAddress) -> ActorAddress:
                 if isinstance(address, ActorAddressProxy):
@@ -184,7 +198,13 @@ class TeamRestorer:
                 own = history.get(agent_id)
                 if own:
                     ProxyWrapper(live[agent_id], timeout=_ASK_TIMEOUT).init_llm_context(own)
-            orch.register_agent_profiles(hireable_catalog(process.team_card))
+            profiles = hireable_catalog(process.team_card)
+            if configure is not None:
+                profiles = [
+                    p.model_copy(update={"config": configure(p.config.model_copy(deep=True))})
+                    for p in profiles
+                ]
+            orch.register_agent_profiles(profiles)
             monitor = ActivityMonitor()
             for subscriber in subscribers or ():
                 orch.subscribe(subscriber)
@@ -214,7 +234,11 @@ class TeamRestorer:
             raise
 
     def _respawn(
-        self, start: StartMessage, live: dict[UUID, ActorAddress], orchestrator: ActorAddress
+        self,
+        start: StartMessage,
+        live: dict[UUID, ActorAddress],
+        orchestrator: ActorAddress,
+        configure: ConfigTransform | None,
     ) -> ActorAddress:
         sender = start.sender
         assert sender is not None
@@ -238,6 +262,8 @@ class TeamRestorer:
             else:
                 parent = found
         config: BaseConfig = start.config.model_copy(deep=True)
+        if configure is not None:
+            config = configure(config)
         creator: Akgent[Any, Any] = self.actor_system.proxy_ask(parent, Akgent, _ASK_TIMEOUT)
         address: ActorAddress = creator.createActor(
             agent_class, agent_id=sender.agent_id, config=config

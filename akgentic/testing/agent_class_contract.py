@@ -79,7 +79,7 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.dispatch import resolve_handlers
 from akgentic.core.event_subscriber import EventSubscriber
-from akgentic.core.messages.message import Message, UserMessage
+from akgentic.core.messages.message import CancelMessage, Message, UserMessage
 from akgentic.core.messages.orchestrator import (
     ErrorMessage,
     EventMessage,
@@ -106,10 +106,12 @@ from akgentic.testing.llm_server import (
     ScriptedLLMServer,
     ScriptStep,
     context_length_exceeded,
+    hang,
     server_error,
     truncated,
     unknown_tool,
 )
+from akgentic.testing.waiting import poll_until
 
 __all__ = [
     "UNKNOWN_FIELD",
@@ -715,6 +717,45 @@ class AgentClassContract:
             "the request refused as longer than the context must be replaced by a note in "
             f"the history the model is sent again: {body[:500]}"
         )
+
+    def test_a_human_cancel_ends_a_hung_model_request_and_it_goes_on(
+        self,
+        contract_team: ContractTeam,
+        agent_class: type[Akgent[Any, Any]],
+        config: BaseConfig,
+        sample_messages: list[Message],
+        llm_server: ScriptedLLMServer,
+    ) -> None:
+        """A human's CancelMessage ends a run whose model request hangs, at once; no failure."""
+        model_cfg = getattr(config, "model_cfg", None)
+        if getattr(model_cfg, "base_url", None) != llm_server.base_url or not sample_messages:
+            pytest.skip("no model on the kit's llm_server fixture, or no sample to run it")
+        address = self._started(contract_team, agent_class, config)
+        human = contract_team.orchestrator.createActor(
+            UserProxy, config=BaseConfig(name="@ContractHuman", role="Human")
+        )
+        before = len(llm_server.requests)
+        normal, llm_server.fallback = llm_server.fallback, hang()
+        try:
+            sample = sample_messages[0]
+            ProxyWrapper(contract_team.peer, ask=False).send(address, sample)
+            if not poll_until(lambda: len(llm_server.requests) > before, self.timeout):
+                pytest.skip("its first sample does not run the model")
+        finally:
+            llm_server.fallback = normal
+        ProxyWrapper(human, timeout=self.timeout).send(address, CancelMessage(reason="contract"))
+        try:
+            contract_team.settle(address, contract_team.peer)
+        except pykka.Timeout:
+            pytest.fail(f"{agent_class.__name__} still waits on its model after a human cancel")
+        assert address.is_alive(), f"{agent_class.__name__} stopped after a human cancel"
+        assert contract_team.errors_of(address.agent_id) == [], (
+            "a cancelled run is not a failure:\n"
+            + _describe(contract_team.errors_of(address.agent_id))
+        )
+        served = len(llm_server.requests)
+        self._deliver(contract_team, address, sample)
+        assert len(llm_server.requests) > served, "the agent took no new message after the cancel"
 
     def test_a_user_proxy_answers_the_message_it_is_given(
         self,

@@ -125,3 +125,36 @@ def test_the_operator_allow_list_lets_the_card_url_have_the_key(
     done = run_module(RUN, "run", str(_card(tmp_path, line)), "--send", "hi", env=env)
     assert done.returncode == 0, done.stderr
     assert _keys_seen(other_server) == {f"Bearer {HOST_KEY}"}
+
+
+def test_team_resume_model_and_base_url_move_every_agent_to_another_server(
+    run_module: Run,
+    demo_server: ScriptedLLMServer,
+    other_server: ScriptedLLMServer,
+    tmp_path: Path,
+) -> None:
+    card = str(_card(tmp_path))
+    model = f"openai-chat:{demo_server.model}"
+    created = run_module(
+        "akgentic.cli", "team", "create", card, "--model", model,
+        "--base-url", demo_server.base_url, "--send", "Why are octopuses odd?",
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    team_id = created.stdout.split()[-1]
+    served_before = demo_server.served
+    resumed = run_module(
+        "akgentic.cli", "team", "resume", team_id, "--model", model,
+        "--base-url", other_server.base_url, "--send", "And squids?",
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert other_server.served >= 1
+    assert demo_server.served == served_before
+
+
+def test_team_resume_model_is_refused_on_a_cluster(run_module: Run) -> None:
+    done = run_module(
+        "akgentic.cli", "team", "resume", "00000000-0000-0000-0000-000000000001",
+        "--cluster", "nats://127.0.0.1:4222", "--model", "openai-chat:m",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--model and --base-url apply to a team run here" in done.stderr

@@ -89,3 +89,26 @@ def test_a_turn_that_fails_then_succeeds_exits_0(
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("✗ turn failed:") == 1
     assert "answered HTTP 500: boom" in result.stdout
+
+
+def test_team_create_and_resume_exit_3_when_the_last_turn_failed(
+    run_module: Run, card: Path, server: ScriptedLLMServer
+) -> None:
+    created = run_module("akgentic.cli", "team", "create", str(card), "--send", "Summarise it.")
+    assert created.returncode == TURN_FAILED_EXIT, created.stdout + created.stderr
+    team_id = created.stdout.split()[-1]
+    resumed = run_module("akgentic.cli", "team", "resume", team_id, "--send", "Again.")
+    assert resumed.returncode == TURN_FAILED_EXIT, resumed.stdout + resumed.stderr
+    assert resumed.stdout.split()[-1] == team_id  # stopped and saved all the same
+    assert f"@Worker ✗ turn failed: {CONTEXT}" in resumed.stderr
+    server.fallback = '{"messages": []}'
+    recovered = run_module("akgentic.cli", "team", "resume", team_id, "--send", "Once more.")
+    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
+
+
+def test_team_create_debug_shows_the_traceback(run_module: Run, card: Path) -> None:
+    result = run_module(
+        "akgentic.cli", "team", "create", str(card), "--send", "Summarise it.", "--debug"
+    )
+    assert result.returncode == TURN_FAILED_EXIT, result.stdout + result.stderr
+    assert "Traceback" in result.stderr and "TurnFailedError" in result.stderr

@@ -158,3 +158,32 @@ def test_a_team_with_a_quarantined_event_goes_on_and_resumes(
         assert call(resumed, "@Echo", "seen")[-1] == "third"
     finally:
         manager.stop_all()
+
+
+def test_configure_rewrites_each_restored_config_and_profile_for_that_run_only(
+    manager: TeamManager, team_card: CardFactory
+) -> None:
+    helper = {
+        "agent_class": "team_test_agents.Echo",
+        "description": "hireable",
+        "config": {"name": "@Helper", "role": "Helper"},
+    }
+    runtime = manager.create_team(team_card(agent_profiles=[helper]))
+    runtime.send("hi")
+    assert runtime.wait_idle(10)
+    manager.stop_team(runtime.id)
+    seen: list[str] = []
+
+    def configure(config: BaseConfig) -> BaseConfig:
+        seen.append(config.name)
+        config.role += "-local"
+        return config
+
+    resumed = manager.resume_team(runtime.id, configure=configure)
+    assert sorted(seen) == ["@Echo", "@Entry", "@Helper"]
+    assert ProxyWrapper(resumed.resolve("@Echo"), timeout=10).config.role == "Echo-local"
+    assert call(resumed, "@Echo", "seen") == ["hi"]
+    catalog = ProxyWrapper(resumed.orchestrator_addr, timeout=10).get_agent_catalog()
+    assert catalog["Helper-local"].config.name == "@Helper"
+    again = restart(manager, resumed)  # not recorded: the next resume runs on the log's configs
+    assert ProxyWrapper(again.resolve("@Echo"), timeout=10).config.role == "Echo"
