@@ -136,3 +136,32 @@ def test_an_orphan_in_the_store_fails_the_run(driver: ModuleType, run: Any, tmp_
         store.close()
     _, problems, _ = driver.examine_store(url)
     assert any("after the stop" in line for line in problems)
+
+
+def test_the_template_renders_gemma_turns_with_tools_and_tool_calls() -> None:
+    import json
+
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.filters["tojson"] = json.dumps  # what transformers and llama.cpp give templates
+    template = env.from_string((SCRIPT.parent / "real_model" / "gemma3-tools.jinja").read_text())
+    call = {"id": "1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Go."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "1", "content": "done"},
+    ]
+    text = template.render(
+        messages=messages, tools=[tool], bos_token="<bos>", add_generation_prompt=True
+    )
+    assert text.startswith("<bos><start_of_turn>user\nBe brief.\n\nYou can call the tools")
+    assert json.dumps(tool) in text and "<|im_start|>" not in text
+    assert "Go.<end_of_turn>\n<start_of_turn>model\n<tool_call>\n" in text
+    assert '{"name": "f", "arguments": {"a": 1}}\n</tool_call><end_of_turn>\n' in text
+    assert text.endswith(
+        "<start_of_turn>user\n<tool_response>\ndone\n</tool_response><end_of_turn>\n"
+        "<start_of_turn>model\n"
+    )
