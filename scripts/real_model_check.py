@@ -330,7 +330,10 @@ def llama_server(python: Path, cache: Path, ctx_size: int, wait: float) -> Itera
     gguf = _side(python, code)
     port = free_port()
     command = [binary, "--model", gguf, "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--ctx-size", str(ctx_size), "--n-predict", "1024", "--alias", "gemma"]
+    # One slot, so the whole context serves it (N slots split it); a reply is capped, as
+    # a small model may write prose until the context ends before its tool call.
+    command += ["--ctx-size", str(ctx_size), "--parallel", "1", "--n-predict", "512"]
+    command += ["--alias", "gemma"]
     command += ["--jinja", "--chat-template-file", str(TEMPLATE)]
     log = (cache / "llama-server.log").open("w")
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
