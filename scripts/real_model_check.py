@@ -134,8 +134,9 @@ def turn_timings(events: Sequence[Any]) -> list[Turn]:
 
     A turn runs from an agent's ``ReceivedMessage`` to its ``ProcessedMessage`` of the
     same message id (or the agent's last event, when the log ends first: unfinished).
-    Model time is, for each ``ModelResponse`` the agent logged, the time since the last
-    ``ModelRequest`` it logged before it: the request left right after that event.
+    Model time is, for each ``ModelResponse`` (or ``TurnFailed``: a failed call) the
+    agent logged, the time since the last ``ModelRequest`` it logged before it: the
+    request left right after that event.
     """
     open_turns: dict[str, tuple[Any, Turn]] = {}
     last_request: dict[str, datetime | None] = {}
@@ -162,6 +163,10 @@ def turn_timings(events: Sequence[Any]) -> list[Turn]:
             else:
                 current[1].model_s += _seconds(last_request[agent], stamp)
                 last_request[agent] = None
+        elif kind == "TurnFailed" and last_request[agent] is not None:
+            # the call in flight failed (truncated, HTTP error...): it still was model time
+            current[1].model_s += _seconds(last_request[agent], stamp)
+            last_request[agent] = None
         elif kind == "LlmUsageEvent":
             current[1].requests += message.event.requests
             current[1].input_tokens += message.event.input_tokens
@@ -199,17 +204,21 @@ def acts_after_stop(events: Sequence[Any], inputs: Sequence[str] = ("@Human",)) 
 
 
 def log_problems(events: Sequence[Any]) -> tuple[list[str], list[str]]:
-    """(problems, failed turns) of a team's log: errors, acts after a stop; TurnFailed causes."""
+    """(problems, failed turns) of a team's log: errors, acts after a stop; TurnFailed causes.
+
+    A failed turn is logged twice, as a ``TurnFailed`` and as the ``ErrorMessage`` the
+    CLI shows: that ErrorMessage is the model's failure, not a problem of the framework.
+    """
+    failed = [
+        (_name(e.event), e.event.event.cause) for e in events if _kind(e.event) == "TurnFailed"
+    ]
     problems = [
         f"sequence {e.sequence}: ErrorMessage from {_name(e.event)}: {e.event.content}"
         for e in events
-        if _kind(e.event) == "ErrorMessage"
+        if _kind(e.event) == "ErrorMessage" and (_name(e.event), e.event.content) not in failed
     ]
     problems += acts_after_stop(events)
-    failures = [
-        f"{_name(e.event)}: {e.event.event.cause}" for e in events if _kind(e.event) == "TurnFailed"
-    ]
-    return problems, failures
+    return problems, [f"{agent}: {cause}" for agent, cause in failed]
 
 
 def examine_store(url: str) -> tuple[list[Turn], list[str], list[str]]:

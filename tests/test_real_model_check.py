@@ -165,3 +165,18 @@ def test_the_template_renders_gemma_turns_with_tools_and_tool_calls() -> None:
         "<start_of_turn>user\n<tool_response>\ndone\n</tool_response><end_of_turn>\n"
         "<start_of_turn>model\n"
     )
+
+
+def test_a_failed_turn_is_reported_not_a_problem_and_its_call_is_model_time(
+    driver: ModuleType, tmp_path: Path
+) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text('members:\n  "@Manager": []\n  Researcher: []\n')
+    team = driver.Team("failing", "examples/demo-team.yaml", ("Hello?",))
+    run = driver.run_team(team, tmp_path / "run", ["--scripted", str(script)], timeout=60)
+    # (whether its ErrorMessage lands before or after the stop is a race: not asserted)
+    assert not [line for line in run.problems if "ErrorMessage from" in line]
+    assert run.exit_code == 3
+    assert len(run.turn_failures) == 1 and run.turn_failures[0].startswith("@Manager: ")
+    (manager,) = [t for t in run.turns if t.agent == "@Manager"]
+    assert manager.requests == 0 and manager.model_s > 0
