@@ -24,6 +24,11 @@ from akgentic.team.stores.claims import LockFileClaims
 def test_a_claim_waits_out_a_probe_caught_holding_the_shared_lock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A probe's shared lock met by a claim does not make a free team look owned.
+
+    ``fcntl.flock`` is wrapped, not mocked: every call reaches the real lock; the wrapper
+    only ends the probe right after the claim first met it, to force that interleaving.
+    """
     claims = LockFileClaims(tmp_path)
     team_id = uuid4()
     tmp_path.mkdir(exist_ok=True)

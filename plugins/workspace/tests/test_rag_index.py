@@ -156,6 +156,7 @@ def test_binary_junk_fails_naming_the_offset_and_is_requeued_only_by_force(
 def test_huge_fifo_and_loop_are_never_opened(
     make_agent: MakeAgent, workspaces_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Only the regular file is read; ``read_source`` is wrapped (not mocked) to count reads."""
     import resource
 
     import akgentic_workspace.rag.pipeline as pipeline
