@@ -354,6 +354,7 @@ class ConversationPrinter:
         self.commands: dict[str, list[str]] = {}
         #: Whether the last turn the team finished failed (a non-interactive run's exit code).
         self.last_turn_failed = False
+        self._failed_turns: set[UUID] = set()
         self._restoring = False
         self._lock = threading.Lock()
         self._colours: dict[str, str] = {}
@@ -413,11 +414,16 @@ class ConversationPrinter:
 
         sender = msg.sender.name if msg.sender is not None else "?"
         if isinstance(msg, ProcessedMessage):
-            self.last_turn_failed = False  # a failed turn's error report follows this
+            # A failed turn's report comes before the turn closes: the turn failed
+            # when a report named it.
+            self.last_turn_failed = msg.message_id in self._failed_turns
+            self._failed_turns.discard(msg.message_id)
         elif isinstance(msg, EventMessage) and isinstance(msg.event, TurnFailed):
             self._failed(sender, msg.event.cause)
         elif isinstance(msg, ErrorMessage | WarningMessage):
             self.last_turn_failed = True
+            if msg.current_message is not None:
+                self._failed_turns.add(msg.current_message.id)
             # A TurnFailedError's line was printed from its TurnFailed event; a warning
             # (a usage limit) was told to the human in a message already.
             if isinstance(msg, ErrorMessage) and msg.content_type != "TurnFailedError":

@@ -392,8 +392,6 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
                 self.config.name,
                 exc_info=(exception_type, exception_value, traceback),  # type: ignore[arg-type]
             )
-        if failed is not None:
-            self._emit(ProcessedMessage, message_id=failed.id)
         name = exception_type.__name__ if exception_type is not None else "Exception"
         if is_warning:
             self._emit(
@@ -411,6 +409,10 @@ class Akgent(TeamAccess, SeamActor, Generic[ConfigType, StateType]):
                 current_message=failed,
                 traceback=text,
             )
+        # The turn closes after its report: a team that waits for idle (then stops) must
+        # see the report first, or it lands in the log after the team's stop.
+        if failed is not None:
+            self._emit(ProcessedMessage, message_id=failed.id)
         self._current_message = None
 
     def _on_start_failure(

@@ -179,6 +179,14 @@ def test_a_failing_tell_is_reported_and_the_actor_survives(team: Any, wait_until
     failed_id = error.current_message.id
     processed = [m.message_id for m in team.recorder.of_type(ProcessedMessage)]
     assert processed.count(failed_id) == 1
+    # The report comes before the turn closes: whoever waits for idle (and then stops the
+    # team) has seen it, so it never lands in the log after the team's stop.
+    closes = [
+        i
+        for i, m in enumerate(team.recorder.messages)
+        if isinstance(m, ProcessedMessage) and m.message_id == failed_id
+    ]
+    assert team.recorder.messages.index(error) < closes[0]
 
 
 def test_warning_error_is_reported_as_a_warning_not_an_error(team: Any, wait_until: Any) -> None:
