@@ -459,3 +459,27 @@ def test_the_source_reader_follows_no_link_at_any_depth(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(SourceError):
         read_source(str(tree), "pipe.md")
+
+
+def test_a_search_view_belongs_to_its_own_record_store(tmp_path: Path) -> None:
+    """A dropped store's view goes with it: a new store must never be served an old view.
+
+    The cache was keyed by ``id(store)``; a new store at a dead one's address and
+    generation got the old tree's chunks (seen as a search that found nothing).
+    """
+    import gc
+    from types import SimpleNamespace
+
+    from akgentic_workspace.rag import searching
+    from akgentic_workspace.rag.records import RecordStore
+
+    first = RecordStore(tmp_path / "one")
+    searching._view(SimpleNamespace(records=first))  # type: ignore[arg-type]
+    assert first in searching._views
+    held = len(searching._views)
+    del first
+    gc.collect()
+    assert len(searching._views) == held - 1
+    second = RecordStore(tmp_path / "two")
+    view = searching._view(SimpleNamespace(records=second))  # type: ignore[arg-type]
+    assert view is searching._views[second] and view.paths == []

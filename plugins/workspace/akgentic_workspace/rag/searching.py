@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import weakref
 from typing import Any
 
 from akgentic.vector.hybrid import fold, fuse
@@ -42,13 +43,15 @@ class _View:
         self.folded: dict[str, list[str]] = {}
 
 
-_views: dict[int, _View] = {}
+#: Keyed by the store object itself, weakly: an ``id()`` key outlived its store, and a new
+#: store at the same address and generation was served the old store's chunks.
+_views: weakref.WeakKeyDictionary[Any, _View] = weakref.WeakKeyDictionary()
 
 
 def _view(ctx: RagContext) -> _View:
     store = ctx.records
     records = store.snapshot()
-    view = _views.setdefault(id(store), _View())
+    view = _views.setdefault(store, _View())
     if view.generation == store.generation:
         return view
     view.generation = store.generation
