@@ -164,8 +164,8 @@ def main() -> None:
 
     from conftest import ConsoleScript
 
+    from akgentic.llm.scripted_server import ScriptedLLMServer
     from akgentic.testing.console import running_console
-    from akgentic.testing.llm_server import ScriptedLLMServer
 
     with tempfile.TemporaryDirectory(prefix="akgentic-bench-console-") as scratch:
         store_url = f"sqlite:///{scratch}/bench.db"

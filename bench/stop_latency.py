@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from akgentic.cli.demo_cmd import DEMO_CARD
-from akgentic.testing.llm_server import ScriptedLLMServer, hang
+from akgentic.llm.scripted_server import ScriptedLLMServer, hang
 
 _DEMO_MODEL_LINE = "model_cfg: {provider: openai, model: gpt-4.1-mini}"
 TARGET_S = 2.0

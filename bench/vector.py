@@ -52,12 +52,12 @@ from typing import Any
 
 import numpy as np
 
-from akgentic.builtin.inmemory_engine import InMemoryBackend
 from akgentic.core import ActorSystem
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.team import SqliteEventStore, TeamCard, TeamManager
 from akgentic.team.stores.codec import encode_event
 from akgentic.vector import VectorEntry, VectorStoreChange, VectorStoreParam
+from akgentic.vector.engine import InMemoryBackend
 from akgentic.vector.hybrid import hybrid_search
 
 DIM = 384

@@ -6,7 +6,7 @@ the Responses API; where it is served from is the only thing the environment dec
 - ``OPENAI_API_KEY=... python examples/agent_quickstart.py`` talks to OpenAI;
 - ``OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 python examples/agent_quickstart.py`` talks
   to any OpenAI-compatible server with the Responses API, such as
-  ``akgentic.testing.llm_server.ScriptedLLMServer`` (that is how the test-suite runs it,
+  ``akgentic.llm.scripted_server.ScriptedLLMServer`` (that is how the test-suite runs it,
   in-process, in ``tests/agent/test_quickstart_example.py``).
 
 Run as a script, it then waits (at most a minute) for an answer to reach @Human, prints

@@ -1,4 +1,4 @@
-"""The ``inmemory`` built-in plugin: the process-local vector backend, and ``akgentic vector``.
+"""The ``inmemory`` built-in plugin: the process-local vector backend.
 
 Registered through ``akgentic_vector_backends`` like any plugin. Its rows live in the
 team's ``#VectorStore`` actor (``persists_in_actor_state``), which records every
@@ -14,14 +14,12 @@ from typing import TYPE_CHECKING, Any
 from akgentic.plugins import MessageTypeSpec, VectorBackendSpec, hookimpl
 
 if TYPE_CHECKING:
-    import typer
-
     from akgentic.vector.registry import BackendContext
 
 
 def make_inmemory_backend(context: BackendContext) -> Any:
     """A fresh in-memory backend owned by the context's team."""
-    from akgentic.builtin.inmemory_engine import InMemoryBackend
+    from akgentic.vector.engine import InMemoryBackend
 
     tenant = context.config.tenant if context.config is not None else None
     return InMemoryBackend(team_id=context.team_id, tenant=tenant)
@@ -61,11 +59,3 @@ def akgentic_message_types() -> Iterable[MessageTypeSpec]:
             description="One vector row",
         ),
     ]
-
-
-@hookimpl
-def akgentic_cli(app: typer.Typer) -> None:
-    """Add ``akgentic vector collections`` and ``akgentic vector reap TEAM_ID``."""
-    from akgentic.cli.vector_cmd import vector_app
-
-    app.add_typer(vector_app(), name="vector")

@@ -36,6 +36,7 @@ def build_app() -> typer.Typer:
     from akgentic.cli.sandbox_cmd import sandbox_app
     from akgentic.cli.store_cmd import store_app
     from akgentic.cli.team_cmd import team_app
+    from akgentic.cli.vector_cmd import vector_app
     from akgentic.tool.cli import cards_app
 
     app.add_typer(team_app(), name="team")
@@ -43,6 +44,9 @@ def build_app() -> typer.Typer:
     app.add_typer(cards_app(), name="cards")
     app.add_typer(sandbox_app(), name="sandbox")
     app.add_typer(cluster_app(), name="cluster")
+    # A kernel command: it walks every installed backend's cluster, so disabling the
+    # in-memory plugin must not remove it.
+    app.add_typer(vector_app(), name="vector")
     get_host().registry.extend_cli(app)
     return app
 

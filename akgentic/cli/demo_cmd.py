@@ -13,7 +13,7 @@ Which model answers:
   replaces every agent's model (:mod:`akgentic.cli.models`);
 - otherwise, with ``OPENAI_API_KEY`` set, the model the card names is used;
 - otherwise a **scripted model**: :class:`DemoScript` answers through
-  :class:`~akgentic.testing.llm_server.ScriptedLLMServer`, started in this process on
+  :class:`~akgentic.llm.scripted_server.ScriptedLLMServer`, started in this process on
   127.0.0.1, so the agents run their real code path (OpenAI client, HTTP, pydantic-ai,
   structured output, routing, hiring) with no network.
 
@@ -57,8 +57,8 @@ from akgentic.cli.session import (
 
 if TYPE_CHECKING:
     from akgentic.llm.config import ModelConfig
+    from akgentic.llm.scripted_server import ScriptStep
     from akgentic.team.card import TeamCard
-    from akgentic.testing.llm_server import ScriptStep
 
 __all__ = [
     "DEMO_CARD",
@@ -163,7 +163,7 @@ class DemoScript:
 
     def __call__(self, body: dict[str, Any]) -> ScriptStep:
         from akgentic.agent.output_models import Request, StructuredOutput
-        from akgentic.testing.llm_server import structured
+        from akgentic.llm.scripted_server import structured
 
         user = _texts(body, "user")
         latest = _received(user[-1]) if user else []
@@ -206,7 +206,7 @@ class DemoScript:
 
 @contextmanager
 def _scripted_server(card: TeamCard) -> Iterator[ModelConfig]:
-    from akgentic.testing.llm_server import ScriptedLLMServer
+    from akgentic.llm.scripted_server import ScriptedLLMServer
 
     human = card.entry_point.card.config.name
     roles = [profile.role for profile in card.agent_profiles]

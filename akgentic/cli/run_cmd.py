@@ -21,7 +21,7 @@ words; the traceback is in the team's event log, or on the screen with ``--debug
 A non-interactive run whose last turn failed exits with code 3
 (:data:`TURN_FAILED_EXIT`), once the team is stopped and saved.
 ``--scripted SCRIPT.yaml`` answers for the members a team script names (see
-:mod:`akgentic.testing.team_script`), so a team runs with no model and no key.
+:mod:`akgentic.cli.team_script`), so a team runs with no model and no key.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ from akgentic.cli.session import (
     managed_teams,
     open_store,
     print_help,
-    route_line,
     run_alone,
 )
 from akgentic.cli.timeouts import timeout_problem
@@ -79,6 +78,8 @@ def chat(
     Returns on ``/quit`` at once, at the end of input or with ``interactive=False`` once
     the team is idle (at most ``timeout`` seconds). KeyboardInterrupt propagates.
     """
+    from akgentic.agent.session import route_line
+
     for text in sends:
         problem = route_line(runtime, text)
         if problem:

@@ -1,7 +1,7 @@
 """``--scripted SCRIPT.yaml``: run a team on a scripted model instead of the card's.
 
 The script says what each member's model answers, step by step (tool calls, messages,
-text; see :mod:`akgentic.testing.team_script`). The replies are served by a local
+text; see :mod:`akgentic.cli.team_script`). The replies are served by a local
 OpenAI-compatible server for as long as the command runs, so a plugin author can
 watch a card's tool being called by a real agent with no API key and no network.
 """
@@ -42,7 +42,7 @@ def scripted_models(team_card: TeamCard, script: Path | None) -> Iterator[None]:
     if script is None:
         yield
         return
-    from akgentic.testing.team_script import TeamScriptError, load_team_script, scripted_team
+    from akgentic.cli.team_script import TeamScriptError, load_team_script, scripted_team
 
     try:
         served = scripted_team(team_card, load_team_script(script))

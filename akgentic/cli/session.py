@@ -7,7 +7,6 @@
 - :class:`ConversationPrinter`: an event subscriber printing what members say, live;
 - :func:`managed_teams`: an actor system and a ``TeamManager`` that are always shut down,
   with SIGTERM and SIGHUP stopping the teams as cleanly as Ctrl+C (SIGINT) does;
-- :func:`route_line`: how a line typed by a person reaches the team.
 
 Everything heavy (actors, stores, pydantic) is imported inside the functions, so
 building the command-line application stays cheap.
@@ -22,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 from uuid import UUID
 
 import typer
@@ -32,11 +31,9 @@ from rich.text import Text
 from akgentic.cli.progress import TurnProgress
 
 if TYPE_CHECKING:
-    from akgentic.core.actor_system import ActorSystem
     from akgentic.core.messages.message import Message
     from akgentic.team.card import TeamCard
     from akgentic.team.manager import TeamManager
-    from akgentic.team.models import Process
     from akgentic.team.runtime import TeamRuntime
     from akgentic.team.store import EventStore
 
@@ -62,14 +59,10 @@ __all__ = [
     "pairs",
     "print_error",
     "print_help",
-    "route_line",
     "run_alone",
-    "shut_down",
     "stop_signals_interrupt",
     "store_path_problem",
     "store_url",
-    "team_metadata",
-    "wrap_text",
 ]
 
 DEFAULT_TIMEOUT = 120.0
@@ -158,44 +151,13 @@ def run_alone(
     root(prog_name="akgentic")
 
 
-def team_metadata(process: Process) -> Any:
-    """A team's metadata as plain JSON data without its class marker (None without any)."""
-    from akgentic.team.stores.codec import plain
-
-    if process.metadata is None:
-        return None
-    metadata = plain(process.metadata.model_dump(mode="json", exclude={"__model__"}))
-    if isinstance(metadata, dict):
-        metadata.pop("__model__", None)
-    return metadata
-
-
 def check_models(team_card: TeamCard) -> None:
-    """Build every member's model once, before any actor starts.
+    """Exit 2 with one error line when a member's model cannot be built (nothing starts)."""
+    from akgentic.agent.session import model_problem
 
-    A missing API key or provider SDK would otherwise surface as a traceback from
-    the agent's start-up, after the team already exists; here it is one error
-    line naming the member, and nothing is created.
-    """
-    from akgentic.llm.config import ModelConfig
-
-    problems: dict[str, list[str]] = {}  # one line per distinct problem, naming who has it
-    profiles = {f"profile {card.role}": card for card in team_card.agent_profiles}
-    for name, card in {**team_card.agent_cards, **profiles}.items():
-        model_cfg = getattr(card.config, "model_cfg", None)
-        if not isinstance(model_cfg, ModelConfig):
-            continue
-        from akgentic.llm.providers import create_model
-
-        try:
-            create_model(model_cfg)
-        except (ValueError, ImportError) as exc:
-            problems.setdefault(str(exc), []).append(name)
-    lines = [f"{', '.join(names)}: {problem}" for problem, names in problems.items()]
-    if len(lines) == 1:
-        fail(f"cannot build the team's model: {lines[0]}", code=2)
-    if lines:
-        fail("cannot build the team's models:\n  " + "\n  ".join(lines), code=2)
+    problem = model_problem(team_card)
+    if problem is not None:
+        fail(problem, code=2)
 
 
 @contextmanager
@@ -490,20 +452,9 @@ def managed_teams(
         try:
             yield manager
         finally:
+            from akgentic.agent.session import shut_down
+
             shut_down(manager, system, store)
-
-
-def shut_down(manager: TeamManager, system: ActorSystem, store: EventStore) -> None:
-    """Stop every team ``manager`` runs, then the actor system, then close ``store``.
-
-    Each step runs even when the one before it raised, so a failing stop never
-    leaves actor threads running or the store open.
-    """
-    try:
-        manager.stop_all()
-    finally:
-        system.shutdown(timeout=30)
-        store.close()
 
 
 def _interrupt_on_claim_lost(team_id: UUID, error: Exception) -> None:
@@ -536,44 +487,6 @@ def stop_signals_interrupt() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def wrap_text(runtime: TeamRuntime, text: str) -> str | Message:
-    """``text`` as the team's default message type, or an ``AgentMessage`` when it has none."""
-    if runtime.team.default_message_type is not None:
-        return text
-    from akgentic.agent.messages import AgentMessage
-
-    return AgentMessage(content=text)
-
-
-def route_line(runtime: TeamRuntime, line: str) -> str | None:
-    """Deliver one line typed by a person; returns an error text when it cannot be delivered.
-
-    - ``@Name text``: to that member only (``text`` may be a ``/command``);
-    - ``/command args``: to the lead (the first supervisor), whose command registry runs it;
-    - anything else: to every supervisor, as :meth:`TeamRuntime.send` does.
-    """
-    text = line.strip()
-    if not text:
-        return None
-    if text.startswith("@"):
-        name, _, rest = text.partition(" ")
-        if not rest.strip():
-            return f"nothing to send to {name}"
-        try:
-            runtime.send_to(name, wrap_text(runtime, rest.strip()))
-        except ValueError as exc:
-            return str(exc)
-        return None
-    if text.startswith("/"):
-        lead = next(iter(runtime.supervisor_addrs), None)
-        if lead is None:
-            return "this team has no member to run commands"
-        runtime.send_to(lead, wrap_text(runtime, text))
-        return None
-    runtime.send(wrap_text(runtime, text))
-    return None
 
 
 def print_help(console: Console, printer: ConversationPrinter, runtime: TeamRuntime) -> None:

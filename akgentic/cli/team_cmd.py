@@ -70,7 +70,6 @@ from akgentic.cli.session import (
     open_store,
     pairs,
     print_help,
-    route_line,
 )
 from akgentic.cli.tables import print_table
 
@@ -134,6 +133,8 @@ def _session(
     ``/quit``). A line typed after the team stopped under the session (idle, or stopped
     from elsewhere) is refused, and leaving never stops a copy another process runs since.
     """
+    from akgentic.agent.session import route_line
+
     try:
         for text in sends or []:
             _report(route_line(runtime, text))
@@ -179,6 +180,8 @@ def _runs(manager: TeamManager, runtime: TeamRuntime) -> bool:
 
 def _send_typed(manager: TeamManager, runtime: TeamRuntime, text: str) -> None:
     """Send a typed line, or end the session with one line when the team is no longer run."""
+    from akgentic.agent.session import route_line
+
     stopped = (
         f"team {runtime.id} was stopped while this session waited (idle, or from "
         "elsewhere); the line was not sent. Resume the team to go on"

@@ -46,4 +46,5 @@ def connect(
 
     target = url or default_cluster_url()
     spec = (registry or current_registry()).runtime_for_scheme(cluster_scheme(target))
-    return spec.connect(target, store)
+    client: RuntimeClient = spec.connect(target, store)
+    return client

@@ -64,7 +64,7 @@ def open_console(
     ``origin`` is the public origin a reverse proxy serves the console under
     (writes from it are accepted).
     """
-    from akgentic.cli.session import shut_down
+    from akgentic.agent.session import shut_down
     from akgentic.console.app import create_app
     from akgentic.core.actor_system import ActorSystem
     from akgentic.team.manager import TeamManager

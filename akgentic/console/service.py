@@ -128,7 +128,7 @@ def _page_of_rows(
 
 def summary(process: Process, running: bool) -> dict[str, Any]:
     """A team record as the list and the team page show it."""
-    from akgentic.cli.session import team_metadata
+    from akgentic.agent.session import team_metadata
 
     metadata = team_metadata(process)
     return {
@@ -244,7 +244,7 @@ class ConsoleService:
         metadata: Mapping[str, str] | None,
     ) -> dict[str, Any]:
         """Create a team from an example's name or a card's YAML text, as ``team create``."""
-        from akgentic.cli.session import CliError, check_models
+        from akgentic.agent.session import model_problem
         from akgentic.cluster.admission import check_host_processes
 
         if (example is None) == (card is None):
@@ -257,10 +257,9 @@ class ConsoleService:
         check_host_processes(
             team_card, allowed=self.allow_host_processes, source="a team created in the console"
         )
-        try:
-            check_models(team_card)
-        except CliError as exc:
-            raise InputError(str(exc)) from None
+        problem = model_problem(team_card)
+        if problem is not None:
+            raise InputError(problem)
         runtime = self.manager.create_team(team_card, metadata=dict(metadata) if metadata else None)
         return self._summary(self._process(runtime.id))
 
@@ -421,7 +420,7 @@ class ConsoleService:
 
     def send(self, team_id: UUID, text: str) -> dict[str, Any]:
         """Deliver a line as the human: ``@Member text``, ``/command`` or to the supervisors."""
-        from akgentic.cli.session import route_line
+        from akgentic.agent.session import route_line
 
         if not text.strip():
             raise InputError("a message must not be empty")

@@ -1,6 +1,6 @@
 """Exceptions of the actor runtime."""
 
-__all__ = ["WarningError"]
+__all__ = ["RetriableError", "WarningError"]
 
 
 class WarningError(Exception):
@@ -8,4 +8,13 @@ class WarningError(Exception):
 
     The actor reports it as a WarningMessage instead of an ErrorMessage.
     Import it from ``akgentic.core.agent``, where it has always lived.
+    """
+
+
+class RetriableError(Exception):
+    """A tool failed in a way the model can fix by calling it again differently.
+
+    Raise it from a tool body with a message written for the model (what was wrong
+    and what would work). The tool factory turns it into the LLM library's retry
+    signal, so the message reaches the model instead of aborting the run.
     """

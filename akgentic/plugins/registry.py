@@ -16,11 +16,11 @@ for the calling code with :func:`use_registry`, else the process-wide one.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from akgentic.core.lookup import current_resolver, kind_base, use_resolver
 from akgentic.plugins.errors import DuplicatePluginNameError, UnknownPluginNameError
 from akgentic.plugins.known import provider_hint
 from akgentic.plugins.specs import (
@@ -46,20 +46,16 @@ __all__ = ["PluginRegistry", "current_registry", "use_registry"]
 
 S = TypeVar("S", bound=Spec)
 
-_current: contextvars.ContextVar[PluginRegistry | None] = contextvars.ContextVar(
-    "akgentic_plugin_registry", default=None
-)
-
 
 def current_registry() -> PluginRegistry:
     """The registry installed by the innermost :func:`use_registry`, else the process one.
 
-    The lookup is per thread (a context variable): a team manager running with its
-    own registry does not change what another thread sees.
+    The lookup is per thread (the context variable of :mod:`akgentic.core.lookup`): a
+    team manager running with its own registry does not change what another thread sees.
     """
-    registry = _current.get()
-    if registry is not None:
-        return registry
+    resolver = current_resolver()
+    if isinstance(resolver, PluginRegistry):
+        return resolver
     from akgentic.plugins.host import get_host
 
     return get_host().registry
@@ -75,15 +71,15 @@ def use_registry(registry: PluginRegistry | None) -> Iterator[PluginRegistry]:
     if registry is None:
         yield current_registry()
         return
-    token = _current.set(registry)
-    try:
+    with use_resolver(registry):
         yield registry
-    finally:
-        _current.reset(token)
 
 
 class PluginRegistry:
-    """Per-kind maps of everything the loaded plugins contribute."""
+    """Per-kind maps of everything the loaded plugins contribute.
+
+    It is the kernel's :class:`~akgentic.core.lookup.NameResolver`.
+    """
 
     def __init__(self, host: PluginHost) -> None:
         self._host = host
@@ -312,7 +308,7 @@ class PluginRegistry:
                 try:
                     records = _flatten(caller(), spec_type, info.name, hook)
                     for record in records:
-                        record.check()
+                        record.check(kind_base(record.kind))
                 except Exception as exc:
                     self._host.mark_failed(info.name, f"{hook} failed: {type(exc).__name__}: {exc}")
                     continue

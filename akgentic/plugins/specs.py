@@ -9,9 +9,12 @@ fields can be added later without breaking plugins written today.
 Records are checked when the registry collects them (:meth:`Spec.check`): a
 record whose fields hold the wrong kind of thing (``ToolCardSpec(card=int)``)
 makes the plugin that returned it ``failed``, with the reason, instead of
-failing later in whatever code first uses the record. The field types name the
-kernel classes through ``TYPE_CHECKING`` imports only, so importing this module
-stays cheap.
+failing later in whatever code first uses the record. This module sits below the
+contracts it describes (tool cards, stores, runtimes, console panes), so it never
+imports them, not even for type checking: fields that hold a contract's class or
+factory are typed loosely, their docstrings name the contract, and the registry
+hands :meth:`Spec.check` the kind's base class (declared by the layer that defines
+it, through :mod:`akgentic.core.lookup`).
 """
 
 from __future__ import annotations
@@ -24,11 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from akgentic.cluster.client import RuntimeClient
-    from akgentic.console.panes import PaneBlock, PaneSource
     from akgentic.core.agent import Akgent
-    from akgentic.team.store import EventStore
-    from akgentic.tool.core.card import ToolCard
 
 __all__ = [
     "KINDS",
@@ -67,13 +66,14 @@ class Spec:
     def __post_init__(self) -> None:
         _check_name(self.kind, self.name)
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """Check that every field holds the kind of thing it declares.
 
-        The registry calls this on each record a plugin returns; an error
-        (``TypeError`` or ``ValueError``, its message naming the record and the
-        field) marks that plugin failed. Subclasses extend it, calling
-        ``super().check()`` first.
+        The registry calls this on each record a plugin returns, with ``base``, the
+        class this kind's records must name a subclass of when the kind has one
+        (:func:`akgentic.core.lookup.kind_base`). An error (``TypeError`` or
+        ``ValueError``, its message naming the record and the field) marks that
+        plugin failed. Subclasses extend it, calling ``super().check(base)`` first.
         """
         if not isinstance(self.description, str):
             raise TypeError(f"{self._label()}: description must be a str, got {self.description!r}")
@@ -103,16 +103,19 @@ class ToolCardSpec(Spec):
     :mod:`akgentic.tool.aliases`.
     """
 
-    card: type[ToolCard]
+    card: type[Any]
     import_paths: tuple[str, ...] = ()
     kind = "tool card"
 
-    def check(self) -> None:
-        """The card must be a ``ToolCard`` subclass."""
-        super().check()
-        from akgentic.tool.core.card import ToolCard
+    def check(self, base: type | None = None) -> None:
+        """The card must be a subclass of ``base``, the ``ToolCard`` class.
 
-        self._check_class("card", self.card, ToolCard, "ToolCard")
+        Without a base no ``ToolCard`` was ever imported, so no class can be one.
+        """
+        super().check(base)
+        if base is None:
+            raise TypeError(f"{self._label()}: card is {self.card!r}, not a ToolCard subclass")
+        self._check_class("card", self.card, base, "ToolCard")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -140,7 +143,7 @@ class EventStoreSpec(Spec):
     """
 
     schemes: tuple[str, ...]
-    open: Callable[[str], EventStore]
+    open: Callable[[str], Any]
     init: Callable[[str], None] | None = None
     kind = "event store"
 
@@ -149,9 +152,9 @@ class EventStoreSpec(Spec):
         if not self.schemes:
             raise ValueError(f"event store {self.name!r} declares no URL scheme")
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """Schemes are non-empty strings; ``open`` (and ``init``, when given) are callable."""
-        super().check()
+        super().check(base)
         schemes: object = self.schemes
         if isinstance(schemes, str) or not all(
             isinstance(scheme, str) and scheme for scheme in self.schemes
@@ -188,9 +191,9 @@ class VectorBackendSpec(Spec):
     distribution: str = ""
     kind = "vector backend"
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """The factory must be callable."""
-        super().check()
+        super().check(base)
         self._check_callable("factory", self.factory)
 
 
@@ -212,9 +215,9 @@ class SandboxBackendSpec(Spec):
     isolation: str = ""
     kind = "sandbox backend"
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """The factory (and ``available``, when given) must be callable."""
-        super().check()
+        super().check(base)
         self._check_callable("factory", self.factory)
         self._check_callable("available", self.available, optional=True)
 
@@ -239,9 +242,9 @@ class EmbedderSpec(Spec):
     distribution: str = ""
     kind = "embedder"
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """The factory must be callable; ``dimensions``, when given, a positive int."""
-        super().check()
+        super().check(base)
         self._check_callable("factory", self.factory)
         dims = self.dimensions
         if dims is not None and (isinstance(dims, bool) or not isinstance(dims, int) or dims < 1):
@@ -255,9 +258,9 @@ class AgentClassSpec(Spec):
     agent_class: type[Akgent[Any, Any]]
     kind = "agent class"
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """The class must be an ``Akgent`` subclass (an actor class)."""
-        super().check()
+        super().check(base)
         from akgentic.core.agent import Akgent
 
         self._check_class("agent_class", self.agent_class, Akgent, "Akgent")
@@ -277,9 +280,9 @@ class MessageTypeSpec(Spec):
     aliases: tuple[str, ...] = field(default=())
     kind = "message type"
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """The class must be a pydantic model; aliases dotted class paths."""
-        super().check()
+        super().check(base)
         from pydantic import BaseModel
 
         self._check_class("message_class", self.message_class, BaseModel, "pydantic BaseModel")
@@ -316,13 +319,13 @@ class ConsolePaneSpec(Spec):
 
     card: str
     title: str
-    render: Callable[[PaneSource], Sequence[PaneBlock]]
-    open: Callable[[PaneSource, str], Sequence[PaneBlock]] | None = None
+    render: Callable[[Any], Sequence[Mapping[str, Any]]]
+    open: Callable[[Any, str], Sequence[Mapping[str, Any]]] | None = None
     kind = "console pane"
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """``card`` and ``title`` are non-empty strings; ``render`` is callable."""
-        super().check()
+        super().check(base)
         for field_name in ("card", "title"):
             value = getattr(self, field_name)
             if not isinstance(value, str) or not value.strip():
@@ -352,7 +355,7 @@ class RuntimeSpec(Spec):
     """
 
     schemes: tuple[str, ...]
-    connect: Callable[[str, str | None], RuntimeClient]
+    connect: Callable[[str, str | None], Any]
     init: Callable[[str], None] | None = None
     status: Callable[[str], dict[str, Any]] | None = None
     in_process: bool = False
@@ -363,9 +366,9 @@ class RuntimeSpec(Spec):
         if not self.schemes:
             raise ValueError(f"runtime {self.name!r} declares no URL scheme")
 
-    def check(self) -> None:
+    def check(self, base: type | None = None) -> None:
         """Schemes are non-empty strings; ``connect`` (and ``init``, when given) are callable."""
-        super().check()
+        super().check(base)
         schemes: object = self.schemes
         if isinstance(schemes, str) or not all(
             isinstance(scheme, str) and scheme for scheme in self.schemes

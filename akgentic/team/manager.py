@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from uuid import UUID, uuid4
 
-from akgentic.core._pykka_seam import thread_of
+from akgentic.core.actor_refs import thread_of
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.mailbox import queued_count

@@ -35,9 +35,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from pykka.messages import ProxyCall
-
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+from akgentic.core.actor_refs import ask_call
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
@@ -212,7 +211,7 @@ class TeamRestorer:
             # Phase 3: replay. The respawned actors have just recorded fresh
             # StartMessages; the orchestrator's history is reset so that, once the
             # log is replayed, it holds each start exactly once, as stored.
-            orchestrator.ask(ProxyCall(attr_path=("messages", "clear"), args=(), kwargs={}))
+            ask_call(orchestrator, "messages", "clear")
             # Tells keep the mailbox order; the ask at the end returns once every
             # replayed message went through.
             tell = ProxyWrapper(orchestrator, ask=False)

@@ -32,8 +32,8 @@ from uuid import UUID
 
 from pydantic import Field, PrivateAttr
 
-from akgentic.core._pykka_seam import call_teller
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+from akgentic.core.actor_refs import call_teller
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import Message, text_message_factory

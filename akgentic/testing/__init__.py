@@ -11,7 +11,7 @@ project that has akgentic installed gets these fixtures without configuration:
   of temporary ``*.dist-info`` folders on ``sys.path``, so discovery itself is
   tested without pip.
 - ``llm_server``: a started scripted OpenAI-compatible server on 127.0.0.1
-  (:class:`~akgentic.testing.llm_server.ScriptedLLMServer`) for offline
+  (:class:`~akgentic.llm.scripted_server.ScriptedLLMServer`) for offline
   end-to-end runs of real LLM clients (``EmbeddingsServer`` does the same for
   ``/v1/embeddings``).
 
@@ -52,12 +52,12 @@ from typing import TYPE_CHECKING
 from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from akgentic.llm.scripted_server import ScriptedLLMServer
     from akgentic.testing.agent_class_contract import AgentClassContract
     from akgentic.testing.embedder_contract import EmbedderContract
     from akgentic.testing.embeddings_server import EmbeddingsServer
     from akgentic.testing.event_store_contract import EventStoreContract
     from akgentic.testing.fake_sandbox import FakeSandboxBackend
-    from akgentic.testing.llm_server import ScriptedLLMServer
     from akgentic.testing.message_type_contract import MessageTypeContract
     from akgentic.testing.plugins import FakeDistributions, inline_plugin
     from akgentic.testing.runtime_contract import RuntimeContract
@@ -90,7 +90,7 @@ __all__ = [
 _LAZY = {
     "FakeDistributions": "akgentic.testing.plugins",
     "inline_plugin": "akgentic.testing.plugins",
-    "ScriptedLLMServer": "akgentic.testing.llm_server",
+    "ScriptedLLMServer": "akgentic.llm.scripted_server",
     "EventStoreContract": "akgentic.testing.event_store_contract",
     "ToolCardContract": "akgentic.testing.tool_card_contract",
     "AgentClassContract": "akgentic.testing.agent_class_contract",

@@ -65,13 +65,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 from uuid import UUID
 
-import pykka
 import pytest
 import yaml
 from pydantic import ValidationError
 
-from akgentic.core._pykka_seam import actor_of
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
+from akgentic.core.actor_refs import ActorDeadError, ActorRef, ActorTimeout, team_actors
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_card import AgentCard, config_type_of
@@ -92,6 +91,15 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper, actor_ref_of
 from akgentic.core.user_proxy import UserProxy
 from akgentic.core.utils.serializer import MODEL_KEY, TYPE_KEY, class_path, import_class, serialize
+from akgentic.llm.scripted_server import (
+    ScriptedLLMServer,
+    ScriptStep,
+    context_length_exceeded,
+    hang,
+    server_error,
+    truncated,
+    unknown_tool,
+)
 from akgentic.plugins import AgentClassSpec, PluginInfo, get_registry
 from akgentic.team.card import TeamCard, TeamCardMember
 from akgentic.team.card_yaml import dump_yaml
@@ -102,15 +110,6 @@ from akgentic.team.resolve import resolve_agent_class
 from akgentic.team.stores.codec import decode_state, encode_state
 from akgentic.team.stores.sqlite import SqliteEventStore
 from akgentic.testing.contract_plugin import register_contract_plugin
-from akgentic.testing.llm_server import (
-    ScriptedLLMServer,
-    ScriptStep,
-    context_length_exceeded,
-    hang,
-    server_error,
-    truncated,
-    unknown_tool,
-)
 from akgentic.testing.waiting import poll_until
 
 __all__ = [
@@ -171,14 +170,9 @@ class ContractPeer(Akgent[BaseConfig, BaseState]):
         """Replies are welcome and need no handling."""
 
 
-def live_actors(team_id: UUID) -> list[pykka.ActorRef[Any]]:
+def live_actors(team_id: UUID) -> list[ActorRef[Any]]:
     """References of the running actors that belong to team ``team_id``."""
-    found: list[pykka.ActorRef[Any]] = []
-    for ref in pykka.ActorRegistry.get_all():
-        actor = actor_of(ref)
-        if actor is not None and getattr(actor, "team_id", None) == team_id:
-            found.append(ref)
-    return found
+    return team_actors(team_id)
 
 
 @dataclass
@@ -392,7 +386,7 @@ class AgentClassContract:
         address = self.start_agent(team, agent_class, config)
         try:
             team.settle(address)
-        except pykka.ActorDeadError:
+        except ActorDeadError:
             team.settle()  # collect the error reports of a start that failed
         if not address.is_alive():
             pytest.fail(
@@ -746,7 +740,7 @@ class AgentClassContract:
         ProxyWrapper(human, timeout=self.timeout).send(address, CancelMessage(reason="contract"))
         try:
             contract_team.settle(address, contract_team.peer)
-        except pykka.Timeout:
+        except ActorTimeout:
             pytest.fail(f"{agent_class.__name__} still waits on its model after a human cancel")
         assert address.is_alive(), f"{agent_class.__name__} stopped after a human cancel"
         assert contract_team.errors_of(address.agent_id) == [], (

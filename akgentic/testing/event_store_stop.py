@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import pykka
-
-from akgentic.core._pykka_seam import actor_of
+from akgentic.core.actor_refs import ActorRef, team_actors
 from akgentic.core.messages import (
     EventMessage,
     ProcessedMessage,
@@ -26,8 +24,8 @@ from akgentic.core.messages import (
     StopMessage,
 )
 from akgentic.core.messages.types import TeamStoppingEvent
+from akgentic.llm.scripted_server import ScriptedLLMServer, hang
 from akgentic.team.store import EventStore
-from akgentic.testing.llm_server import ScriptedLLMServer, hang
 from akgentic.testing.waiting import poll_until
 
 __all__ = ["StopContract", "stop_contract_card"]
@@ -63,12 +61,8 @@ def stop_contract_card(server: ScriptedLLMServer) -> Any:
     )
 
 
-def _team_alive(team_id: Any) -> list[pykka.ActorRef[Any]]:
-    return [
-        ref
-        for ref in pykka.ActorRegistry.get_all()
-        if getattr(actor_of(ref), "team_id", None) == team_id
-    ]
+def _team_alive(team_id: Any) -> list[ActorRef[Any]]:
+    return team_actors(team_id)
 
 
 def _kind(message: Any) -> str:

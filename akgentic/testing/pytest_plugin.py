@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from akgentic.llm.scripted_server import ScriptedLLMServer
 from akgentic.plugins import PluginHost, PluginInfo, use_host
-from akgentic.testing.llm_server import ScriptedLLMServer
 from akgentic.testing.plugins import FakeDistributions
 
 if TYPE_CHECKING:

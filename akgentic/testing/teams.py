@@ -1,7 +1,7 @@
 """A small real team for card tests: actor system, orchestrator, human proxy, BaseAgents.
 
 Card plugins test end to end with it and the scripted OpenAI-compatible server
-(:class:`~akgentic.testing.llm_server.ScriptedLLMServer`)::
+(:class:`~akgentic.llm.scripted_server.ScriptedLLMServer`)::
 
     with ScriptedTeam(llm_server) as team:
         member = team.spawn("@Worker", [MyTool()])
@@ -23,7 +23,7 @@ from akgentic.core import ActorSystem, BaseConfig, EventSubscriber, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import SentMessage
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 from akgentic.tool import ToolCard
 
 if TYPE_CHECKING:

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
+# Defined in the actor runtime so that every layer (vector, agent, tools) can raise it;
+# this module stays its documented home for card authors.
+from akgentic.core.errors import RetriableError
+
 __all__ = [
     "CommandNotRecognized",
     "RetriableError",
     "RoleNotHireableError",
     "ToolObserverGone",
 ]
-
-
-class RetriableError(Exception):
-    """A tool failed in a way the model can fix by calling it again differently.
-
-    Raise it from a tool body with a message written for the model (what was wrong
-    and what would work). The tool factory turns it into the LLM library's retry
-    signal, so the message reaches the model instead of aborting the run.
-    """
 
 
 class RoleNotHireableError(RetriableError):

@@ -28,9 +28,9 @@ from pydantic_core import from_json
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
+from akgentic.core.errors import RetriableError
 from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.tool.errors import RetriableError
 from akgentic.vector.param import VectorStoreParam
 from akgentic.vector.protocol import (
     CollectionStatus,
@@ -270,7 +270,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                 if add_rows is not None:
                     import numpy as np
 
-                    from akgentic.builtin.inmemory_engine import decode_vectors
+                    from akgentic.vector.engine import decode_vectors
 
                     rows: list[dict[str, Any]] = []
                     blocks = []
@@ -340,7 +340,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             return
         backend = self._route(change.collection)
         if change.op == "add":
-            from akgentic.builtin.inmemory_engine import decode_vectors
+            from akgentic.vector.engine import decode_vectors
 
             matrix = decode_vectors(change.vectors, change.dimension)
             add_rows = getattr(backend, "add_rows", None)
@@ -395,7 +395,7 @@ def _matrix(entries: list[VectorEntry]) -> Any:
 
 
 def _add_change(collection: str, entries: list[VectorEntry], matrix: Any) -> VectorStoreChange:
-    from akgentic.builtin.inmemory_engine import encode_vectors
+    from akgentic.vector.engine import encode_vectors
 
     rows = []
     for entry in entries:

@@ -9,8 +9,8 @@ from akgentic.agent.messages import AgentMessage
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import CancelMessage, Message, UserMessage
 from akgentic.llm import PromptTemplate
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured
 from akgentic.testing import AgentClassContract, MessageTypeContract
-from akgentic.testing.llm_server import ScriptedLLMServer, structured
 
 
 class TestBaseAgentContract(AgentClassContract):

@@ -21,10 +21,10 @@ from akgentic.agent import AgentMessage, Request, StructuredOutput
 from akgentic.core import ActorSystem
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import SentMessage
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured
 from akgentic.team import SqliteEventStore, TeamManager
 from akgentic.team.card_yaml import parse_team_card
 from akgentic.team.runtime import TeamRuntime
-from akgentic.testing.llm_server import ScriptedLLMServer, structured
 
 CARD = """\
 name: commands

@@ -12,7 +12,7 @@ from akgentic.core.messages.orchestrator import ErrorMessage, EventMessage
 from akgentic.llm.config import HttpClientConfig, RuntimeConfig
 from akgentic.llm.context_size import clear_probe_cache
 from akgentic.llm.events import TurnFailed
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, with_context
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, with_context
 from akgentic.testing.teams import ScriptedTeam, wait_for
 
 NO_HTTP_RETRIES = RuntimeConfig(http_client_config=HttpClientConfig(max_retries=0))

@@ -7,7 +7,7 @@ from typing import Any
 
 from akgentic.agent import AgentMessage, BaseAgent, Request, StructuredOutput
 from akgentic.core.messages.orchestrator import SentMessage
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 
 
 def out(*requests: tuple[str, str, str]) -> StructuredOutput:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from akgentic.agent import BaseAgent
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 from akgentic.testing.teams import ScriptedTeam
 from akgentic.tool import RetriableError
 

@@ -16,7 +16,7 @@ import pytest
 
 from akgentic.agent import AgentMessage, Request, StructuredOutput
 from akgentic.core.messages.orchestrator import SentMessage
-from akgentic.testing.llm_server import ScriptedLLMServer, structured
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agent_quickstart.py"
 

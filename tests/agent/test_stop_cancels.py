@@ -8,7 +8,7 @@ from akgentic.agent import HumanProxy
 from akgentic.agent.output_models import Request, StructuredOutput
 from akgentic.core.messages.message import CancelMessage
 from akgentic.core.proxy import actor_ref_of
-from akgentic.testing.llm_server import ScriptedLLMServer, hang, structured
+from akgentic.llm.scripted_server import ScriptedLLMServer, hang, structured
 from akgentic.testing.teams import ScriptedTeam
 from akgentic.testing.waiting import poll_until
 

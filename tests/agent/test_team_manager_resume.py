@@ -12,7 +12,7 @@ import pytest
 from akgentic.agent import AgentConfig, BaseAgent, HumanProxy, StructuredOutput
 from akgentic.agent.messages import AgentMessage
 from akgentic.core import ActorSystem, AgentCard, BaseConfig
-from akgentic.testing.llm_server import ScriptedLLMServer, structured
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured
 
 team_api = pytest.importorskip("akgentic.team")
 

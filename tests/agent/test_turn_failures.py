@@ -19,8 +19,7 @@ from akgentic.core.messages.orchestrator import ErrorMessage, EventMessage
 from akgentic.llm.config import HttpClientConfig, ModelConfig, RuntimeConfig
 from akgentic.llm.events import TurnFailed
 from akgentic.llm.failures import CONTEXT_ADVICE
-from akgentic.team import TeamManager
-from akgentic.testing.llm_server import (
+from akgentic.llm.scripted_server import (
     ScriptedLLMServer,
     ScriptStep,
     context_length_exceeded,
@@ -32,6 +31,7 @@ from akgentic.testing.llm_server import (
     unknown_tool,
     wrongly_typed_arguments,
 )
+from akgentic.team import TeamManager
 from akgentic.testing.teams import ScriptedTeam, human_led_team, wait_for
 
 NO_HTTP_RETRIES = RuntimeConfig(http_client_config=HttpClientConfig(max_retries=0))

@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 RUN = "akgentic.cli.run_cmd"

@@ -10,7 +10,7 @@ import re
 import subprocess
 from collections.abc import Callable
 
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 DEMO = "akgentic.cli.demo_cmd"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from akgentic.cli.demo_cmd import DEMO_CARD, DemoScript
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 RUN = "akgentic.cli.run_cmd"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 ROOT = Path(__file__).resolve().parents[2]

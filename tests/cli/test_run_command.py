@@ -14,8 +14,8 @@ from uuid import UUID
 
 import pytest
 
+from akgentic.llm.scripted_server import ScriptedLLMServer
 from akgentic.team import SqliteEventStore, TeamStatus
-from akgentic.testing.llm_server import ScriptedLLMServer
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 RUN = "akgentic.cli.run_cmd"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from akgentic.cli.demo_cmd import DEMO_CARD
-from akgentic.testing.llm_server import ScriptedLLMServer, hang
+from akgentic.llm.scripted_server import ScriptedLLMServer, hang
 from akgentic.testing.waiting import poll_until
 
 RUN = "akgentic.cli.run_cmd"

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from akgentic.team import TeamCard
-from akgentic.testing.team_script import (
+from akgentic.cli.team_script import (
     MemberStep,
     TeamScript,
     TeamScriptError,
     load_team_script,
     scripted_team,
 )
+from akgentic.team import TeamCard
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 TEAM = "akgentic.cli.team_cmd"

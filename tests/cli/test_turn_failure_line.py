@@ -10,7 +10,7 @@ import pytest
 
 from akgentic.cli.run_cmd import TURN_FAILED_EXIT
 from akgentic.llm.failures import CONTEXT_ADVICE
-from akgentic.testing.llm_server import ScriptedLLMServer, context_length_exceeded, server_error
+from akgentic.llm.scripted_server import ScriptedLLMServer, context_length_exceeded, server_error
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 

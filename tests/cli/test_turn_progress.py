@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from akgentic.cli.demo_cmd import DEMO_CARD, DemoScript
-from akgentic.testing.llm_server import ScriptedLLMServer, ScriptStep
+from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
 
 WAIT = 60.0
 

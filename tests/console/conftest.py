@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from akgentic.testing.llm_server import ScriptedLLMServer, ScriptStep
+from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
 
 QUESTION = "Which colour should the report be?"
 #: The tasks the scripted manager puts on the board when asked to ``plan``.
@@ -80,7 +80,7 @@ class ConsoleScript:
 
     def __call__(self, body: dict[str, Any]) -> ScriptStep:
         from akgentic.agent.output_models import Request, StructuredOutput
-        from akgentic.testing.llm_server import structured, tool_call
+        from akgentic.llm.scripted_server import structured, tool_call
 
         latest = _last_received(body)
         messages = body.get("messages") or [{}]

@@ -11,7 +11,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from akgentic.llm import ReactAgentConfig
 from akgentic.llm.agent import ReactAgent
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 
 Reply = ModelResponse | str
 Replier = Callable[[list[ModelMessage], AgentInfo], Reply]

@@ -30,7 +30,7 @@ from akgentic.llm.context_size import (
 from akgentic.llm.errors import ContextOverflowError
 from akgentic.llm.events import LlmContextCompactedEvent, LlmMessageWithheldEvent
 from akgentic.llm.failures import describe_failure
-from akgentic.testing.llm_server import (
+from akgentic.llm.scripted_server import (
     ScriptedLLMServer,
     context_length_exceeded,
     with_context,

@@ -22,7 +22,7 @@ from akgentic.llm import (
 )
 from akgentic.llm.agent import ReactAgent
 from akgentic.llm.budget import RaiseOnLimit
-from akgentic.testing.llm_server import (
+from akgentic.llm.scripted_server import (
     ScriptedLLMServer,
     error,
     structured,

@@ -18,7 +18,7 @@ from akgentic.llm.config import (
     RuntimeConfig,
 )
 from akgentic.llm.providers import create_model
-from akgentic.testing.llm_server import ScriptedLLMServer, error, text
+from akgentic.llm.scripted_server import ScriptedLLMServer, error, text
 
 _ENV = ("AKGENTIC_MODEL_TIMEOUT", "AKGENTIC_MODEL_CONNECT_TIMEOUT", "AKGENTIC_MODEL_MAX_RETRIES")
 

@@ -13,7 +13,7 @@ from pydantic_ai import Agent
 
 from akgentic.llm import ModelConfig, create_model
 from akgentic.llm.key_policy import ModelKeyNotAllowedError
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 
 HOST_KEY = "sk-host-secret-key"
 _VARS = (

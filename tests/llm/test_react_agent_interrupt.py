@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from akgentic.llm import ReactAgent, ReactAgentConfig, RunStoppedError
-from akgentic.testing.llm_server import ScriptedLLMServer, hang, text
+from akgentic.llm.scripted_server import ScriptedLLMServer, hang, text
 from akgentic.testing.waiting import poll_until
 
 

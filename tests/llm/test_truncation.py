@@ -15,7 +15,7 @@ from akgentic.llm import ModelConfig, ReactAgentConfig
 from akgentic.llm.agent import ReactAgent
 from akgentic.llm.errors import ReplyTruncatedError
 from akgentic.llm.failures import describe_failure
-from akgentic.testing.llm_server import ScriptedLLMServer, text, truncated
+from akgentic.llm.scripted_server import ScriptedLLMServer, text, truncated
 
 
 def _cap(body: dict[str, Any]) -> int | None:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from akgentic.testing.llm_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pydantic_ai import Agent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from akgentic.testing.llm_server import (
+from akgentic.llm.scripted_server import (
     ScriptedLLMServer,
     ScriptStep,
     delayed,

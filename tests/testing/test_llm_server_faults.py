@@ -8,7 +8,7 @@ from typing import Any
 import openai
 import pytest
 
-from akgentic.testing.llm_server import (
+from akgentic.llm.scripted_server import (
     ScriptedLLMServer,
     context_length_exceeded,
     malformed_arguments,

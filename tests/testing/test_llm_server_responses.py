@@ -11,7 +11,7 @@ from pydantic_ai import Agent, NativeOutput
 from pydantic_ai.models.openai import OpenAIResponsesModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, text, tool_call, tool_calls
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, text, tool_call, tool_calls
 
 
 class Verdict(BaseModel):

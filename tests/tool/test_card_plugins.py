@@ -214,7 +214,7 @@ def test_a_registered_name_is_known_for_its_class(roar_plugin: PluginInfo) -> No
 def test_a_plugin_registering_a_non_card_is_reported_failed_and_the_rest_still_loads(
     register_plugin: Register, plugin_host: PluginHost, roar_plugin: PluginInfo
 ) -> None:
-    register_plugin(_plugin(ToolCardSpec(name="bogus", card=dict)), "bogus")  # type: ignore[arg-type]
+    register_plugin(_plugin(ToolCardSpec(name="bogus", card=dict)), "bogus")
     assert sorted(installed_cards()) == ["other", "roar"]
     bogus = plugin_host.plugin("bogus")
     assert bogus is not None and bogus.status == "failed"

@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from akgentic.builtin import blas_threads
+from akgentic.vector import blas_threads
 
 
 def _threads() -> list[int]:

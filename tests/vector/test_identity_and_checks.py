@@ -75,7 +75,7 @@ def test_importing_the_vector_package_loads_no_vector_library() -> None:
         "import akgentic.vector.param, akgentic.vector.hybrid, akgentic.vector.clients;"
         "import akgentic.vector.backend_support, akgentic.vector.registry;"
         "bad = [m for m in ('numpy', 'qdrant_client', 'qdrant_edge', 'weaviate', 'openai',"
-        " 'torch', 'akgentic.builtin.inmemory_engine', 'akgentic_qdrant', 'akgentic_weaviate')"
+        " 'torch', 'akgentic.vector.engine', 'akgentic_qdrant', 'akgentic_weaviate')"
         " if m in sys.modules]; print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

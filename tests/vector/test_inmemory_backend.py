@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from akgentic.builtin.inmemory_engine import InMemoryBackend, InMemoryStorage
 from akgentic.testing import VectorBackendContract
+from akgentic.vector.engine import InMemoryBackend, InMemoryStorage
 
 
 class TestInMemoryBackend(VectorBackendContract):

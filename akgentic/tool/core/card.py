@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from akgentic.core.lookup import declare_kind_base
 from akgentic.core.utils.serializer import (
     MODEL_KEY,
     SerializableBaseModel,
@@ -272,3 +273,7 @@ def _checked_subclass(cls: type[ToolCard], found: Any, origin: str) -> type[Tool
     if not issubclass(found, cls):
         raise ValueError(f"{origin} is a {found.__name__}, not a {cls.__name__}")
     return found
+
+
+# The plugin registry checks tool card records against this class without importing it.
+declare_kind_base("tool card", ToolCard)

@@ -15,17 +15,17 @@ import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from akgentic.sandbox import (
+from akgentic.plugin_api import (
     TIMEOUT_EXIT_CODE,
     ExecResult,
     ResourceLimits,
     SandboxError,
     StreamCapture,
     base_environment,
+    pump_pipes,
     sandbox_cwd,
     scrub_tree,
 )
-from akgentic.sandbox.capture import pump_pipes
 from akgentic_bwrap.cgroup import PidsCgroup, find_pids_root, sweep_stale
 from akgentic_bwrap.command import build_etc, bwrap_args, find_bwrap
 from akgentic_bwrap.spawner import Spawner

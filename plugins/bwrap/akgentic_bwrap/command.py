@@ -7,7 +7,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from akgentic.sandbox import MOUNT_POINT, ResourceLimits
+from akgentic.plugin_api import MOUNT_POINT, ResourceLimits
 
 __all__ = ["ENV_RO_BINDS", "SANDBOX_GID", "SANDBOX_UID", "build_etc", "bwrap_args", "find_bwrap"]
 

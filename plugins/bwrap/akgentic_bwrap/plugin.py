@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import SandboxBackendSpec, hookimpl
+from akgentic.plugin_api import SandboxBackendSpec, hookimpl
 
 __all__ = ["akgentic_sandbox_backends"]
 

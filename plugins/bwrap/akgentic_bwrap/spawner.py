@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from akgentic.sandbox import SandboxError
+from akgentic.plugin_api import SandboxError
 
 __all__ = ["Spawner"]
 

@@ -11,7 +11,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from akgentic.sandbox import (
+from akgentic.plugin_api import (
+    MOUNT_POINT,
+    SANDBOX_HOME,
+    SANDBOX_TMP,
     TIMEOUT_EXIT_CODE,
     ExecResult,
     ResourceLimits,
@@ -22,7 +25,6 @@ from akgentic.sandbox import (
     sandbox_cwd,
     scrub_tree,
 )
-from akgentic.sandbox.backend import MOUNT_POINT, SANDBOX_HOME, SANDBOX_TMP
 
 __all__ = ["DEFAULT_IMAGE", "ENV_IMAGE", "DockerBackend"]
 

@@ -14,7 +14,7 @@ import math
 import re
 import unicodedata
 
-from akgentic.vector.embedder import clean_text
+from akgentic.plugin_api import clean_text
 
 __all__ = ["MAX_INPUT_CHARS", "HashingEmbedder"]
 

@@ -17,7 +17,7 @@ import os
 import threading
 from typing import Any
 
-from akgentic.vector.embedder import clean_text
+from akgentic.plugin_api import clean_text
 
 __all__ = [
     "MAX_INPUT_CHARS",

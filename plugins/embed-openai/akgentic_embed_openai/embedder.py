@@ -14,7 +14,7 @@ import os
 import threading
 from typing import Any
 
-from akgentic.vector.embedder import EmbeddingError, clean_text
+from akgentic.plugin_api import EmbeddingError, clean_text
 
 __all__ = ["MAX_BATCH", "MAX_INPUT_CHARS", "MODELS", "OpenAIEmbedder", "unavailable"]
 

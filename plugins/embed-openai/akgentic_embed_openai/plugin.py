@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from akgentic.plugins import EmbedderSpec, hookimpl
+from akgentic.plugin_api import EmbedderSpec, hookimpl
 
 
 def _factory(provider: str) -> Any:

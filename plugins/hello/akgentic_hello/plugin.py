@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import typer
 
-from akgentic.plugins import ToolCardSpec, hookimpl
+from akgentic.plugin_api import ToolCardSpec, hookimpl
 
 
 @hookimpl

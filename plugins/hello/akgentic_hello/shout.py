@@ -16,8 +16,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr
 
-from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.tool import (
+from akgentic.plugin_api import (
     COMMAND,
     LLM_CONTEXT,
     SYSTEM_PROMPT,
@@ -27,6 +26,7 @@ from akgentic.tool import (
     ContextState,
     RestOfLine,
     RetriableError,
+    SerializableBaseModel,
     ToolCard,
 )
 

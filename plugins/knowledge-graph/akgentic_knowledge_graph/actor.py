@@ -8,11 +8,15 @@ stored in event logs: never move it.
 
 from __future__ import annotations
 
-from akgentic.core.agent import Akgent
-from akgentic.core.messages.orchestrator import EventMessage
-from akgentic.tool import RetriableError
-from akgentic.tool.core.event import ToolStateSequence
-from akgentic.tool.singleton import Row, VectorRows, state_events_after
+from akgentic.plugin_api import (
+    Akgent,
+    EventMessage,
+    RetriableError,
+    Row,
+    ToolStateSequence,
+    VectorRows,
+    state_events_after,
+)
 from akgentic_knowledge_graph.graph import GraphIndex, entity_text, relation_text
 from akgentic_knowledge_graph.models import (
     COLLECTION,

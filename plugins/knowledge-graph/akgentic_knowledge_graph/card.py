@@ -14,30 +14,26 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.tool import (
+from akgentic.plugin_api import (
     COMMAND,
     LLM_CONTEXT,
     TOOL_CALL,
+    ActorAddress,
     BaseToolParam,
     Channels,
+    ContextState,
+    RestOfLine,
     ToolCard,
     ToolObserver,
-)
-from akgentic.tool.commands import RestOfLine
-from akgentic.tool.core.channels import normalize_system_prompt_to_llm_context
-from akgentic.tool.core.context_state import ContextState
-from akgentic.tool.singleton import (
-    SEMANTIC_DISABLED as SEMANTIC_DISABLED,  # kept importable from the card module
-)
-from akgentic.tool.singleton import (
+    VectorStoreParam,
     ask_tool_actor,
     create_tool_actor,
     model_input,
+    normalize_system_prompt_to_llm_context,
     search_actor_config,
     semantic_switch,
 )
-from akgentic.vector.param import VectorStoreParam
+from akgentic.plugin_api import SEMANTIC_DISABLED as SEMANTIC_DISABLED
 from akgentic_knowledge_graph.models import (
     GRAPH_ACTOR_NAME,
     GraphView,
@@ -126,7 +122,7 @@ class KnowledgeGraphTool(ToolCard):
         Raises:
             ValueError: The store param fails its checks, or there is no orchestrator.
         """
-        from akgentic.vector import bind_store
+        from akgentic.plugin_api import bind_store
 
         binding = bind_store("KnowledgeGraphTool", self.vector_store)
         super().observer(observer)

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from akgentic.plugins import ConsolePaneSpec, hookimpl
+from akgentic.plugin_api import ConsolePaneSpec, hookimpl
 
 if TYPE_CHECKING:
-    from akgentic.console.panes import PaneSource
+    from akgentic.plugin_api import PaneSource
     from akgentic_knowledge_graph.models import Entity, Relation
 
 __all__ = ["akgentic_console_panes", "graph_items", "render_graph_pane"]
@@ -26,7 +26,7 @@ def graph_items(
     states: Sequence[Any], events: Sequence[Any]
 ) -> tuple[list[Entity], list[Relation]]:
     """Entities and relations as the stored snapshot and later graph events make them."""
-    from akgentic.console.panes import replay_tool_state
+    from akgentic.plugin_api import replay_tool_state
     from akgentic_knowledge_graph.models import (
         GRAPH_ACTOR_NAME,
         KnowledgeGraph,

@@ -11,7 +11,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from akgentic.tool.keyword_index import KeywordIndex
+from akgentic.plugin_api import KeywordIndex
 from akgentic_knowledge_graph.models import (
     Entity,
     GetGraphQuery,

@@ -13,9 +13,7 @@ from uuid import UUID, uuid4
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from akgentic.core.agent_state import BaseState
-from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.tool.singleton import SearchActorConfig
+from akgentic.plugin_api import BaseState, SearchActorConfig, SerializableBaseModel
 
 __all__ = [
     "COLLECTION",

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from akgentic.tool import RetriableError
+from akgentic.plugin_api import RetriableError
 from akgentic_knowledge_graph.graph import GraphIndex
 from akgentic_knowledge_graph.models import COLLECTION, Entity, Relation, SearchQuery
 
@@ -69,8 +69,7 @@ def run_search(
     alpha: float,
 ) -> SearchOutcome:
     """Rank the graph for ``query`` (already checked) and compute its expansions."""
-    from akgentic.vector.hybrid import hybrid_search, semantic_scores
-    from akgentic.vector.protocol import VectorQuery
+    from akgentic.plugin_api import VectorQuery, hybrid_search, semantic_scores
 
     top_k = query.top_k or top_k_default
     threshold = query.score_threshold if query.score_threshold is not None else threshold_default

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from akgentic.tool.core.context_state import ContextState
+from akgentic.plugin_api import ContextState
 
 __all__ = ["MAX_ROOT_DESCRIPTION", "MAX_TYPES_LISTED", "KnowledgeGraphSummaryState", "RootRow"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from akgentic.tool import ToolCard
+from akgentic.plugin_api import ToolCard
 from akgentic_mcp.config import MCPConnectionConfig, MCPStdioConnectionConfig
 
 __all__ = ["MCPTool"]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from akgentic_mcp import MCPHTTPConnectionConfig, MCPStdioConnectionConfig, MCPTool
 
+from akgentic.llm.scripted_server import ScriptedLLMServer
 from akgentic.testing.console import running_console
-from akgentic.testing.llm_server import ScriptedLLMServer
 
 CARD = """\
 name: mcp-team

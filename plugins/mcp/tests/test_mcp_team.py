@@ -9,7 +9,7 @@ from pathlib import Path
 from akgentic_mcp import MCPStdioConnectionConfig, MCPTool
 
 from akgentic.agent import StructuredOutput
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import ScriptedTeam, wait_for
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
-from akgentic.tool import (
+from akgentic.plugin_api import (
     COMMAND,
     SYSTEM_PROMPT,
     BaseToolParam,

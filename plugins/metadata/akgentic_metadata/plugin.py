@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import ToolCardSpec, hookimpl
+from akgentic.plugin_api import ToolCardSpec, hookimpl
 from akgentic_metadata.card import MetadataTool
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError, computed_field
 
 from akgentic.core import ActorSystem, BaseConfig, Orchestrator
 from akgentic.core.actor_address import ActorAddress
-from akgentic.testing.llm_server import ScriptedLLMServer, structured
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured
 from akgentic.testing.teams import ScriptedTeam, wait_for
 from akgentic.tool import ToolFactory
 from akgentic.tool.testing import RecordingObserver

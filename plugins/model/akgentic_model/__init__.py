@@ -6,7 +6,7 @@ SwitchModel``); the kernel's ``ModelRow`` and ``ModelSwitchToolObserver`` are
 re-exported here.
 """
 
-from akgentic.tool.model import ModelRow, ModelSwitchToolObserver
+from akgentic.plugin_api import ModelRow, ModelSwitchToolObserver
 from akgentic_model.card import (
     NO_ROSTER,
     ActiveModel,

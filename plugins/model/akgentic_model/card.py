@@ -13,18 +13,19 @@ from typing import Any, Literal, cast
 
 from pydantic import Field
 
-from akgentic.tool import (
+from akgentic.plugin_api import (
     COMMAND,
     LLM_CONTEXT,
     TOOL_CALL,
     BaseToolParam,
     Channels,
     ContextState,
+    ModelRow,
+    ModelSwitchToolObserver,
     RetriableError,
     ToolCard,
     ToolObserverGone,
 )
-from akgentic.tool.model import ModelRow, ModelSwitchToolObserver
 from akgentic_model.state import ActiveModelState
 
 __all__ = [

@@ -6,7 +6,7 @@ context baselines: never move or rename it.
 
 from __future__ import annotations
 
-from akgentic.tool import ContextState
+from akgentic.plugin_api import ContextState
 
 __all__ = ["ActiveModelState"]
 

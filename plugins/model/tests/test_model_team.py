@@ -9,7 +9,7 @@ from akgentic_model import ModelTool, SwitchModel
 
 from akgentic.agent import AgentConfig, BaseAgent, Request, StructuredOutput
 from akgentic.core import AgentCard
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import ScriptedTeam, human_led_team, wait_for
 from akgentic.tool import COMMAND
 

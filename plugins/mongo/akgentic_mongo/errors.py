@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from akgentic.team.errors import EventStoreError
+from akgentic.plugin_api import EventStoreError
 
 __all__ = ["SchemaNotInitialisedError", "StoreUnavailableError"]
 

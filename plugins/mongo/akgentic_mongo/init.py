@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from akgentic.team.stores.kit import run_initialiser
+from akgentic.plugin_api import run_initialiser
 from akgentic_mongo import ENV_VAR
 from akgentic_mongo.plugin import init_mongo_store
 

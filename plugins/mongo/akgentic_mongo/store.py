@@ -68,34 +68,33 @@ from pymongo.errors import (
     ServerSelectionTimeoutError,
 )
 
-from akgentic.team.errors import (
+from akgentic.plugin_api import (
+    AgentStateSnapshot,
+    ClosingStore,
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
-    TeamClaimLostError,
-    TeamNotFoundError,
-    TeamStateError,
-)
-from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import (
-    AgentStateSnapshot,
     PersistedEvent,
     Process,
+    RawTeam,
+    TeamClaimLostError,
+    TeamNotFoundError,
     TeamOwner,
+    TeamStateError,
     TeamStatus,
-    utc_now,
-)
-from akgentic.team.store import RawTeam, check_page
-from akgentic.team.stores.claims import claim_error
-from akgentic.team.stores.codec import (
+    check_page,
+    claim_error,
     decode_event,
     decode_process,
     decode_state,
+    derive_metadata_indexes,
     encode_event,
     encode_process,
     encode_state,
+    matching_teams,
+    metadata_filter_entries,
+    utc_now,
 )
-from akgentic.team.stores.common import ClosingStore, matching_teams
 from akgentic_mongo.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_mongo.url import parse_mongo_url, redact
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
-from akgentic.team.errors import InvalidStoreURLError
+from akgentic.plugin_api import InvalidStoreURLError
 from akgentic_mongo import DEFAULT_DATABASE
 
 __all__ = ["SCHEMES", "MongoURL", "parse_mongo_url", "redact"]

@@ -21,18 +21,21 @@ from collections.abc import Generator, Mapping
 from typing import Any
 from uuid import UUID, uuid4
 
-from akgentic.cluster.client import (
+from akgentic.plugin_api import (
     Ack,
     ClusterError,
+    PersistedEvent,
     Placement,
+    SerializableBaseModel,
+    TeamCard,
+    TeamId,
+    TeamNotFoundError,
+    TeamStatus,
     TeamSummary,
     TeamUnavailableError,
+    as_team_id,
+    serialize_base_model,
 )
-from akgentic.core.utils.serializer import SerializableBaseModel, serialize_base_model
-from akgentic.team.card import TeamCard
-from akgentic.team.errors import TeamNotFoundError
-from akgentic.team.models import PersistedEvent, TeamStatus
-from akgentic.team.ownership import TeamId, as_team_id
 from akgentic_nats.loop import LoopThread
 from akgentic_nats.target import NatsTarget, parse_nats_url
 from akgentic_nats.wire import decode, encode, encode_card, event_from_wire

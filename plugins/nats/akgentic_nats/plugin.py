@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from akgentic.plugins import RuntimeSpec, hookimpl
+from akgentic.plugin_api import RuntimeSpec, hookimpl
 
 if TYPE_CHECKING:
     import typer

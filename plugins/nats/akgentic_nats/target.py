@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-from akgentic.cluster.client import ClusterError
+from akgentic.plugin_api import ClusterError
 
 __all__ = ["NatsTarget", "parse_nats_url"]
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from akgentic.core.utils.serializer import serialize_base_model
-from akgentic.team.card import TeamCard
-from akgentic.team.models import PersistedEvent
-from akgentic.team.stores.codec import compact_dumps, decode_event, encode_event, loads
+from akgentic.plugin_api import (
+    PersistedEvent,
+    TeamCard,
+    compact_dumps,
+    decode_event,
+    encode_event,
+    loads,
+    serialize_base_model,
+)
 
 __all__ = ["decode", "decode_card", "encode", "encode_card", "event_from_wire", "event_to_wire"]
 

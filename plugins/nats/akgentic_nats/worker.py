@@ -41,18 +41,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from akgentic.cluster.client import TeamSummary, TeamUnavailableError
-from akgentic.cluster.host import TeamHost
-from akgentic.core.actor_system import ActorSystem
-from akgentic.team.errors import (
+from akgentic.plugin_api import (
+    ActorSystem,
     TeamCardError,
     TeamClaimLostError,
     TeamError,
+    TeamHost,
+    TeamManager,
     TeamNotFoundError,
     TeamStateError,
+    TeamStatus,
+    TeamSummary,
+    TeamUnavailableError,
 )
-from akgentic.team.manager import TeamManager
-from akgentic.team.models import TeamStatus
 from akgentic_nats.target import NatsTarget
 from akgentic_nats.wire import decode, decode_card, encode, event_to_wire
 
@@ -91,7 +92,7 @@ class Worker:
         name: str | None = None,
         threads: int = 32,
     ) -> None:
-        from akgentic.team.urls import open_event_store
+        from akgentic.plugin_api import open_event_store
 
         self.target = target
         self.capacity = capacity

@@ -17,11 +17,7 @@ import threading
 from datetime import timedelta
 from typing import Any
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.core.agent import Akgent
-from akgentic.core.messages.message import Message
-from akgentic.core.proxy import ProxyWrapper
-from akgentic.tool import RetriableError
+from akgentic.plugin_api import ActorAddress, Akgent, Message, ProxyWrapper, RetriableError
 from akgentic_notification import models
 from akgentic_notification.models import (
     MAX_PENDING_PER_OWNER,

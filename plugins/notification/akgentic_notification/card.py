@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.tool import (
+from akgentic.plugin_api import (
     COMMAND,
     TOOL_CALL,
+    ActorAddress,
     BaseToolParam,
     Channels,
     RetriableError,

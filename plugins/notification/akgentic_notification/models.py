@@ -14,11 +14,13 @@ from datetime import UTC, datetime
 
 from pydantic import AwareDatetime, Field
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.agent_state import BaseState
-from akgentic.core.messages.message import Message
-from akgentic.core.utils.serializer import SerializableBaseModel
+from akgentic.plugin_api import (
+    ActorAddress,
+    BaseConfig,
+    BaseState,
+    Message,
+    SerializableBaseModel,
+)
 
 __all__ = [
     "DEFAULT_MESSAGE_CLASS",

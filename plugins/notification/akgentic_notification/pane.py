@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from akgentic.console.panes import PaneSource
+    from akgentic.plugin_api import PaneSource
 
 __all__ = ["render_notifications_pane"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import ConsolePaneSpec, ToolCardSpec, hookimpl
+from akgentic.plugin_api import ConsolePaneSpec, ToolCardSpec, hookimpl
 from akgentic_notification.card import NotificationTool
 from akgentic_notification.pane import render_notifications_pane
 

@@ -15,7 +15,7 @@ from akgentic.agent import AgentConfig, BaseAgent, StructuredOutput
 from akgentic.agent.messages import AgentMessage
 from akgentic.core import ActorSystem, BaseConfig, Orchestrator
 from akgentic.core.actor_address import ActorAddress
-from akgentic.testing.llm_server import ScriptedLLMServer, structured
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured
 from akgentic.testing.teams import ScriptedTeam, wait_for
 from akgentic.tool import RetriableError, ToolFactory
 from akgentic.tool.testing import RecordingObserver

@@ -12,7 +12,7 @@ from akgentic_notification.actor import NotificationActor
 from akgentic.agent import AgentConfig, BaseAgent, StructuredOutput
 from akgentic.core import AgentCard
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import human_led_team, wait_for
 
 team_api = pytest.importorskip("akgentic.team")

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from akgentic.core.agent import Akgent
-from akgentic.core.messages.orchestrator import EventMessage
-from akgentic.tool import RetriableError
-from akgentic.tool.core.event import ToolStateSequence
-from akgentic.tool.keyword_index import KeywordIndex
-from akgentic.tool.singleton import Row, VectorRows, state_events_after
+from akgentic.plugin_api import (
+    Akgent,
+    EventMessage,
+    KeywordIndex,
+    RetriableError,
+    Row,
+    ToolStateSequence,
+    VectorRows,
+    state_events_after,
+)
 from akgentic_planning.models import (
     COLLECTION,
     PLANNING_ACTOR_NAME,

@@ -14,28 +14,26 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.tool import (
+from akgentic.plugin_api import (
     COMMAND,
     LLM_CONTEXT,
     TOOL_CALL,
+    ActorAddress,
     BaseToolParam,
     Channels,
+    ContextState,
+    RestOfLine,
     RetriableError,
     ToolCard,
     ToolObserver,
-)
-from akgentic.tool.commands import RestOfLine
-from akgentic.tool.core.channels import normalize_system_prompt_to_llm_context
-from akgentic.tool.core.context_state import ContextState
-from akgentic.tool.singleton import (
+    VectorStoreParam,
     ask_tool_actor,
     create_tool_actor,
     model_input,
+    normalize_system_prompt_to_llm_context,
     search_actor_config,
     semantic_switch,
 )
-from akgentic.vector.param import VectorStoreParam
 from akgentic_planning.models import (
     MAX_DESCRIPTION_CHARS,
     MAX_OUTPUT_CHARS,
@@ -122,7 +120,7 @@ class PlanningTool(ToolCard):
             ValueError: The store param fails its checks (before any actor exists), or
                 the observer has no orchestrator.
         """
-        from akgentic.vector import bind_store
+        from akgentic.plugin_api import bind_store
 
         binding = bind_store("PlanningTool", self.vector_store)
         super().observer(observer)

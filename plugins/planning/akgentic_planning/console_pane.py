@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from akgentic.plugins import ConsolePaneSpec, hookimpl
+from akgentic.plugin_api import ConsolePaneSpec, hookimpl
 
 if TYPE_CHECKING:
-    from akgentic.console.panes import PaneSource
+    from akgentic.plugin_api import PaneSource
     from akgentic_planning.models import Task
 
 __all__ = ["akgentic_console_panes", "board_tasks", "render_planning_pane"]
@@ -25,7 +25,7 @@ STATUS_ORDER = ("started", "pending", "completed", "abort")
 
 def board_tasks(states: Sequence[Any], events: Sequence[Any]) -> list[Task]:
     """The board as the stored snapshot and later planning events make it, by task id."""
-    from akgentic.console.panes import replay_tool_state
+    from akgentic.plugin_api import replay_tool_state
     from akgentic_planning.models import PLANNING_ACTOR_NAME, PlanningStateEvent
 
     task_list, changes = replay_tool_state(

@@ -12,9 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from akgentic.core.agent_state import BaseState
-from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.tool.singleton import SearchActorConfig
+from akgentic.plugin_api import BaseState, SearchActorConfig, SerializableBaseModel
 
 __all__ = [
     "COLLECTION",

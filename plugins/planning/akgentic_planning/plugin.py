@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import MessageTypeSpec, ToolCardSpec, hookimpl
+from akgentic.plugin_api import MessageTypeSpec, ToolCardSpec, hookimpl
 from akgentic_planning.card import PlanningTool
 from akgentic_planning.console_pane import akgentic_console_panes as akgentic_console_panes
 

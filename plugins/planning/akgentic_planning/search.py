@@ -8,9 +8,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from akgentic.tool import RetriableError
-from akgentic.tool.keyword_index import KeywordIndex
-from akgentic.tool.singleton import SEMANTIC_DISABLED, unavailable_sentence
+from akgentic.plugin_api import (
+    SEMANTIC_DISABLED,
+    KeywordIndex,
+    RetriableError,
+    unavailable_sentence,
+)
 from akgentic_planning.models import COLLECTION, Task
 
 __all__ = [
@@ -82,8 +85,7 @@ def search_tasks(
     (task id to its place in ``tasks``), when the caller keeps them, spare each query
     a pass over the board.
     """
-    from akgentic.vector.hybrid import hybrid_search, keyword_match
-    from akgentic.vector.protocol import VectorQuery
+    from akgentic.plugin_api import VectorQuery, hybrid_search, keyword_match
 
     top_k = check_bounds(request.top_k, request.score_threshold) or top_k_default
     threshold = (

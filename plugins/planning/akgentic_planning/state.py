@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from akgentic.tool.core.context_state import ContextState
+from akgentic.plugin_api import ContextState
 from akgentic_planning.models import Task
 
 __all__ = ["MAX_FULL_ROWS", "PlanningState", "TaskRow", "build_state"]

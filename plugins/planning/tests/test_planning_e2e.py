@@ -18,7 +18,7 @@ from akgentic.agent.messages import AgentMessage
 from akgentic.agent.output_models import Request
 from akgentic.core import ActorSystem, AgentCard, BaseConfig
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import wait_for
 from akgentic.vector import VectorStoreParam
 

@@ -14,7 +14,7 @@ from akgentic.agent import StructuredOutput
 from akgentic.agent.output_models import Request
 from akgentic.core import ActorSystem
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import wait_for
 
 team_api = pytest.importorskip("akgentic.team")

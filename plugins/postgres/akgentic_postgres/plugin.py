@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from akgentic.plugins import EventStoreSpec, hookimpl
-from akgentic.team.stores.kit import DriverModule
+from akgentic.plugin_api import DriverModule, EventStoreSpec, hookimpl
 
 if TYPE_CHECKING:
     from akgentic_postgres.store import PostgresEventStore

@@ -51,34 +51,33 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from akgentic.team.errors import (
+from akgentic.plugin_api import (
+    AgentStateSnapshot,
+    ClosingStore,
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
-    TeamClaimLostError,
-    TeamNotFoundError,
-    TeamStateError,
-)
-from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import (
-    AgentStateSnapshot,
     PersistedEvent,
     Process,
+    RawTeam,
+    TeamClaimLostError,
+    TeamNotFoundError,
     TeamOwner,
+    TeamStateError,
     TeamStatus,
-    utc_now,
-)
-from akgentic.team.store import RawTeam, check_page
-from akgentic.team.stores.claims import claim_error
-from akgentic.team.stores.codec import (
+    check_page,
+    claim_error,
     decode_event,
     decode_process,
     decode_state,
+    derive_metadata_indexes,
     encode_event,
     encode_process,
     encode_state,
+    matching_teams,
+    metadata_filter_entries,
+    utc_now,
 )
-from akgentic.team.stores.common import ClosingStore, matching_teams
 from akgentic_postgres.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_postgres.schema import SCHEMA_VERSION, Tables, create_schema, installed_version
 from akgentic_postgres.url import PostgresURL, parse_postgres_url

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from akgentic.team.errors import InvalidStoreURLError
+from akgentic.plugin_api import InvalidStoreURLError
 
 __all__ = ["SCHEMES", "PostgresURL", "parse_postgres_url", "redact"]
 

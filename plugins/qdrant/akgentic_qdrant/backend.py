@@ -15,30 +15,28 @@ from typing import TYPE_CHECKING, Any
 
 from qdrant_client import models
 
-from akgentic.vector.backend_support import (
+from akgentic.plugin_api import (
     IMPOSSIBLE,
+    SearchResult,
+    VectorEntry,
+    VectorQuery,
     check_entries,
     check_remove,
     check_search,
     check_team_delete,
+    check_vector,
+    is_shared,
     latest_rows,
     ranked_hits,
     row_fields,
     writer_team,
-)
-from akgentic.vector.protocol import (
-    SearchResult,
-    VectorEntry,
-    VectorQuery,
-    check_vector,
-    is_shared,
 )
 from akgentic_qdrant.filters import build_filter
 
 if TYPE_CHECKING:
     from qdrant_client import QdrantClient
 
-    from akgentic.vector.param import VectorStoreParam
+    from akgentic.plugin_api import VectorStoreParam
 
 __all__ = ["QdrantBackend"]
 

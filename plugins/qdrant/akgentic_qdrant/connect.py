@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from akgentic.vector.clients import ClusterKey, get_client
-from akgentic.vector.registry import env_value
+from akgentic.plugin_api import ClusterKey, env_value, get_client
 
 __all__ = ["QDRANT_PORT", "URL_VARIABLE", "QdrantConnection", "connect_from_env", "connect_url"]
 

@@ -17,29 +17,28 @@ from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as edge
 
-from akgentic.vector.backend_support import (
+from akgentic.plugin_api import (
     IMPOSSIBLE,
+    ClusterKey,
+    SearchResult,
+    VectorEntry,
+    VectorQuery,
     check_entries,
     check_remove,
     check_search,
     check_team_delete,
+    check_vector,
+    get_client,
+    is_shared,
     latest_rows,
     ranked_hits,
     row_fields,
     writer_team,
 )
-from akgentic.vector.clients import ClusterKey, get_client
-from akgentic.vector.protocol import (
-    SearchResult,
-    VectorEntry,
-    VectorQuery,
-    check_vector,
-    is_shared,
-)
 from akgentic_qdrant.filters import build_filter
 
 if TYPE_CHECKING:
-    from akgentic.vector.param import VectorStoreParam
+    from akgentic.plugin_api import VectorStoreParam
 
 __all__ = ["EdgeBackend", "EdgeStorage", "open_edge_storage"]
 

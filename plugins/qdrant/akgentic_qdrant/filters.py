@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from akgentic.vector.backend_support import IMPOSSIBLE, typed_values
-from akgentic.vector.protocol import Scalar, is_shared
+from akgentic.plugin_api import IMPOSSIBLE, Scalar, is_shared, typed_values
 
 __all__ = ["IMPOSSIBLE", "PAYLOAD_KEYS", "build_filter"]
 

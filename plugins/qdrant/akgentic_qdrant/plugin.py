@@ -6,11 +6,10 @@ import importlib.util
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from akgentic.plugins import VectorBackendSpec, hookimpl
-from akgentic.vector.registry import env_value
+from akgentic.plugin_api import VectorBackendSpec, env_value, hookimpl
 
 if TYPE_CHECKING:
-    from akgentic.vector.registry import BackendContext
+    from akgentic.plugin_api import BackendContext
 
 
 def make_qdrant_backend(context: BackendContext) -> Any:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
-from akgentic.tool import TOOL_CALL, BaseToolParam, RetriableError, ToolCard
+from akgentic.plugin_api import TOOL_CALL, BaseToolParam, RetriableError, ToolCard
 
 __all__ = ["BASE_URL_VARIABLE", "KEY_VARIABLE", "SearchTool", "WebCrawl", "WebFetch", "WebSearch"]
 

@@ -14,14 +14,14 @@ from typing import Any
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
-from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.tool import (
+from akgentic.plugin_api import (
     COMMAND,
     SYSTEM_PROMPT,
     TOOL_CALL,
     BaseToolParam,
     Channels,
     RetriableError,
+    SerializableBaseModel,
     ToolCard,
 )
 

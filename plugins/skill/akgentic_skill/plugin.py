@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import ConsolePaneSpec, ToolCardSpec, hookimpl
+from akgentic.plugin_api import ConsolePaneSpec, ToolCardSpec, hookimpl
 from akgentic_skill.card import SkillTool
 from akgentic_skill.pane import render_skills_pane
 

@@ -8,7 +8,7 @@ import pytest
 from akgentic_skill import MENU_HEADER, REFERENCE_HEADER, SkillEntry, Skills, SkillTool
 from pydantic import ValidationError
 
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing.teams import ScriptedTeam, wait_for
 from akgentic.tool import SYSTEM_PROMPT, TOOL_CALL, RetriableError, ToolCard, ToolFactory
 from akgentic.tool.testing import RecordingObserver

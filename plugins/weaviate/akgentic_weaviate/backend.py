@@ -17,22 +17,25 @@ from weaviate.classes.config import Configure, DataType, Property, Tokenization,
 from weaviate.classes.query import MetadataQuery
 from weaviate.classes.tenants import Tenant
 
-from akgentic.vector.backend_support import (
+from akgentic.plugin_api import (
     IMPOSSIBLE,
+    SearchResult,
+    VectorEntry,
+    VectorQuery,
     check_entries,
     check_remove,
     check_search,
     check_team_delete,
+    check_vector,
     latest_rows,
     ranked_hits,
     row_fields,
     writer_team,
 )
-from akgentic.vector.protocol import SearchResult, VectorEntry, VectorQuery, check_vector
 from akgentic_weaviate.filters import build_filter, class_name
 
 if TYPE_CHECKING:
-    from akgentic.vector.param import VectorStoreParam
+    from akgentic.plugin_api import VectorStoreParam
 
 __all__ = ["PROPERTIES", "WeaviateBackend"]
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from akgentic.vector.clients import ClusterKey, get_client
-from akgentic.vector.registry import env_value
+from akgentic.plugin_api import ClusterKey, env_value, get_client
 
 __all__ = ["GRPC_PORT", "KEY_VARIABLE", "URL_VARIABLE", "connect_from_env", "connect_url"]
 

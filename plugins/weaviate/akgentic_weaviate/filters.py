@@ -13,8 +13,7 @@ from typing import Any
 
 from weaviate.classes.query import Filter
 
-from akgentic.vector.backend_support import IMPOSSIBLE, typed_values
-from akgentic.vector.protocol import Scalar, is_shared
+from akgentic.plugin_api import IMPOSSIBLE, Scalar, is_shared, typed_values
 
 __all__ = ["IMPOSSIBLE", "build_filter", "class_name"]
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from akgentic.plugins import VectorBackendSpec, hookimpl
-from akgentic.vector.registry import env_value
+from akgentic.plugin_api import VectorBackendSpec, env_value, hookimpl
 
 if TYPE_CHECKING:
-    from akgentic.vector.registry import BackendContext
+    from akgentic.plugin_api import BackendContext
 
 
 def make_weaviate_backend(context: BackendContext) -> Any:

@@ -11,9 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from akgentic.core.agent import Akgent
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.agent_state import BaseState
+from akgentic.plugin_api import Akgent, BaseConfig, BaseState
 from akgentic_workspace.execution import ExecConfig, ExecService, RunHandle
 from akgentic_workspace.paths import WorkspaceLocation
 

@@ -10,12 +10,16 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from akgentic.tool.commands.rest_of_line import RestOfLine
-from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL
-from akgentic.tool.core.params import BaseToolParam
-from akgentic.tool.errors import RetriableError
-from akgentic.vector.param import VectorStoreParam
+from akgentic.plugin_api import (
+    COMMAND,
+    LLM_CONTEXT,
+    TOOL_CALL,
+    BaseToolParam,
+    RestOfLine,
+    RetriableError,
+    ToolCard,
+    VectorStoreParam,
+)
 from akgentic_workspace import documents, oserrors
 from akgentic_workspace.actor import ACTOR_PREFIX, TOOL_ACTOR_ROLE, WorkspaceActor, WorkspaceConfig
 from akgentic_workspace.execution import (
@@ -193,8 +197,7 @@ class WorkspaceTool(ToolCard):
         exec_spec = None
         param = self._exec_param()
         if self._exec_served() and param is not None:
-            from akgentic.plugins import current_registry
-            from akgentic.sandbox import resolve_sandbox_backend
+            from akgentic.plugin_api import current_registry, resolve_sandbox_backend
 
             exec_spec = resolve_sandbox_backend(
                 param.backend, specs=current_registry().sandbox_backends()

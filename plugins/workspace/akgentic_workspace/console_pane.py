@@ -22,14 +22,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from akgentic.plugins import ConsolePaneSpec, hookimpl
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import ConsolePaneSpec, RetriableError, hookimpl
 from akgentic_workspace.files import TreeFiles
 from akgentic_workspace.names import shown
 from akgentic_workspace.treewalk import TreeMoved, descend
 
 if TYPE_CHECKING:
-    from akgentic.console.panes import PaneSource
+    from akgentic.plugin_api import PaneSource
 
 __all__ = ["akgentic_console_panes", "open_workspace_item", "read_confined", "team_trees"]
 

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 
 __all__ = [
     "DOCS_HINT",

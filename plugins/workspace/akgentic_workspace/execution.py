@@ -26,17 +26,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from akgentic.sandbox import (
+from akgentic.plugin_api import (
     CommandNotAllowedError,
     CommandParseError,
     ExecResult,
     ResourceLimits,
+    RetriableError,
     SandboxError,
     SandboxNotReady,
     base_environment,
     validate_command,
 )
-from akgentic.tool.errors import RetriableError
 from akgentic_workspace.journal import HUMAN, Author, Journal
 from akgentic_workspace.locks import environment_failure, flock_within, read_marker
 from akgentic_workspace.paths import WorkspaceLocation

@@ -21,7 +21,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 from akgentic_workspace.exchange import exchange_then_unlink, replace_flushes_for_nothing
 from akgentic_workspace.paths import ESCAPE_MESSAGE
 from akgentic_workspace.treewalk import TreeMoved, descend

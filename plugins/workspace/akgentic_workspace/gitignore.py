@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from akgentic.tool.errors import RetriableError
-from akgentic.tool.user_regex import UserRegex, compile_user_regex
+from akgentic.plugin_api import RetriableError, UserRegex, compile_user_regex
 
 __all__ = ["IgnoreFile", "Rule", "parse_ignore"]
 

@@ -13,7 +13,7 @@ import contextlib
 import os
 from dataclasses import dataclass, field
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 from akgentic_workspace.files import TreeFiles
 from akgentic_workspace.names import shown
 from akgentic_workspace.treewalk import Visit, descend

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 
 __all__ = ["PATH_LOCK_TIMEOUT_S", "MetaDir", "lock_file_name"]
 

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 
 __all__ = ["describe_os_error", "tool_errors"]
 

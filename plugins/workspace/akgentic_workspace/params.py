@@ -11,10 +11,14 @@ from uuid import UUID
 
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.sandbox.models import ResourceLimits
-from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
-from akgentic.tool.core.params import BaseToolParam
+from akgentic.plugin_api import (
+    COMMAND,
+    TOOL_CALL,
+    BaseToolParam,
+    Channels,
+    ResourceLimits,
+    SerializableBaseModel,
+)
 
 __all__ = [
     "EXEC_BUDGET_CEILING_S",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugins import MessageTypeSpec, ToolCardSpec, VectorBackendSpec, hookimpl
+from akgentic.plugin_api import MessageTypeSpec, ToolCardSpec, VectorBackendSpec, hookimpl
 from akgentic_workspace.console_pane import akgentic_console_panes as akgentic_console_panes
 
 #: The product documents' module path this plugin answers for.

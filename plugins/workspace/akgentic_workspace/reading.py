@@ -12,8 +12,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from akgentic.tool.errors import RetriableError
-from akgentic.tool.user_regex import UserRegex, compile_user_regex
+from akgentic.plugin_api import RetriableError, UserRegex, compile_user_regex
 from akgentic_workspace.files import MAX_FILE_BYTES, STAGING_PATTERN, TreeFiles
 from akgentic_workspace.names import shown as shown_name
 

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 from akgentic_workspace.edits import apply_edit, unified_diff
 from akgentic_workspace.files import MAX_FILE_BYTES, Staged, TooLarge, TreeFiles
 from akgentic_workspace.journal import HUMAN, OUT_OF_BAND, Author, Journal

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.testing import RecordingObserver
+from akgentic.plugin_api import RecordingObserver, ToolFactory
 from akgentic_workspace.card import WorkspaceTool
 from akgentic_workspace.paths import ROOT_ENV
 

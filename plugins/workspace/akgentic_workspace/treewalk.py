@@ -14,7 +14,7 @@ import os
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 
 __all__ = ["MAX_OPEN_DIRS", "TreeMoved", "Visit", "descend"]
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from akgentic.agent import Request, StructuredOutput
-from akgentic.testing.llm_server import ScriptedLLMServer, ScriptStep, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep, structured, tool_call
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "coding-team.yaml"
 SEND = "@Developer Build it."

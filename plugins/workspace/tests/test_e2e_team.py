@@ -29,7 +29,7 @@ from akgentic.agent import (
 from akgentic.core import ActorSystem, BaseConfig, EventSubscriber, Orchestrator
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import SentMessage
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 
 
 class Recorder(EventSubscriber):

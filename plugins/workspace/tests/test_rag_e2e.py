@@ -24,8 +24,8 @@ from akgentic.agent import (
 from akgentic.core import ActorSystem, BaseConfig, EventSubscriber, Orchestrator
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import SentMessage
+from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
 from akgentic.testing import wait_until
-from akgentic.testing.llm_server import ScriptedLLMServer, structured, tool_call
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "rag-docs"
 pytest.importorskip("markitdown", reason="PDF extraction needs the docs extra (MarkItDown)")

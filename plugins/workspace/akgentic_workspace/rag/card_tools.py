@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from akgentic.tool.commands.rest_of_line import RestOfLine
-from akgentic.tool.core.channels import COMMAND, TOOL_CALL
-from akgentic.tool.core.params import BaseToolParam, resolve_param
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import (
+    COMMAND,
+    TOOL_CALL,
+    BaseToolParam,
+    RestOfLine,
+    RetriableError,
+    resolve_param,
+)
 from akgentic_workspace.rag.models import (
     RagSearchResult,
     WorkspaceRagIndex,

@@ -98,7 +98,7 @@ class RagContext:
             self._open(settings.store_param)
 
     def _open(self, param: Any) -> None:
-        from akgentic.vector.registry import build_backend, build_embedder, get_embedder_spec
+        from akgentic.plugin_api import build_backend, build_embedder, get_embedder_spec
 
         try:
             self.embedder = build_embedder(param, timeout_s=20.0)
@@ -111,7 +111,7 @@ class RagContext:
             return
         try:
             if self.settings.store_address is not None:
-                from akgentic.core.proxy import ProxyWrapper
+                from akgentic.plugin_api import ProxyWrapper
 
                 self.store = ProxyWrapper(self.settings.store_address, timeout=STORE_TIMEOUT_S)
             else:

@@ -35,7 +35,7 @@ def extract_text(cache_dir: Path, key: str, ext: str, data: bytes) -> str:
     """The document's text; SourceError (permanent) when it has none or cannot be read."""
     if not _has("markitdown"):
         raise SourceError(DOCS_HINT, True)
-    from akgentic.tool.errors import RetriableError
+    from akgentic.plugin_api import RetriableError
     from akgentic_workspace.documents import extract_document
 
     try:

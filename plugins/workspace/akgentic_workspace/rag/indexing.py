@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 from akgentic_workspace.rag.context import RagContext
 from akgentic_workspace.rag.errors import SourceError
 from akgentic_workspace.rag.extract import docs_available

@@ -5,7 +5,7 @@ SQLite file of its rows.
 
 Every ``add``/``remove`` is one SQLite transaction over the batch's rows (O(batch)),
 which also bumps a change counter. Each process keeps the rows of a database in an
-:class:`~akgentic.builtin.inmemory_engine.InMemoryStorage`; a call first compares the
+:class:`~akgentic.vector.engine.InMemoryStorage`; a call first compares the
 counter with the one the cache was built at and reloads when another process wrote.
 A crash keeps the previous committed state.
 
@@ -27,17 +27,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from akgentic.vector.protocol import (
-    SearchResult,
-    VectorEntry,
-    VectorQuery,
-    is_shared,
-    row_object_id,
-)
+from akgentic.plugin_api import SearchResult, VectorEntry, VectorQuery, is_shared, row_object_id
 
 if TYPE_CHECKING:
-    from akgentic.vector.param import VectorStoreParam
-    from akgentic.vector.registry import BackendContext
+    from akgentic.plugin_api import BackendContext, VectorStoreParam
 
 __all__ = ["LocalBackend", "make_local_backend", "register_tree"]
 
@@ -56,7 +49,7 @@ class _Database:
     """One SQLite file and this process's cache of its rows."""
 
     def __init__(self, path: Path) -> None:
-        from akgentic.builtin.inmemory_engine import InMemoryStorage
+        from akgentic.plugin_api import InMemoryStorage
 
         path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.RLock()
@@ -91,12 +84,12 @@ class _Database:
     def _reload(self) -> None:
         import numpy as np
 
-        from akgentic.builtin.inmemory_engine import _Collection
+        from akgentic.plugin_api import Collection
 
         storage = self.storage
         storage.collections.clear()
         for name, dimension in self.conn.execute("SELECT name, dimension FROM collections"):
-            target = _Collection(int(dimension))
+            target = Collection(int(dimension))
             rows: list[tuple[str, str, str, str | None, str | None, int | None, str, str | None]]
             rows = []
             blobs: list[bytes] = []
@@ -212,12 +205,12 @@ class LocalBackend:
             existing = db.storage.collections.get(collection)
         if existing is None:
             raise ValueError(f"collection {collection!r} does not exist")
-        from akgentic.vector.param import VectorStoreParam
+        from akgentic.plugin_api import VectorStoreParam
 
         self.create_collection(collection, VectorStoreParam(dimension=existing.dimension))
 
     def _open(self, collection: str, *, create: bool = False) -> tuple[_Database, Any] | None:
-        from akgentic.builtin.inmemory_engine import InMemoryBackend
+        from akgentic.plugin_api import InMemoryBackend
 
         opened = self._views.get(collection)
         if opened is None:
@@ -262,7 +255,7 @@ class LocalBackend:
 
     def add(self, collection: str, entries: list[VectorEntry]) -> None:
         """Upsert the batch in one transaction (per tree, when the batch spans trees)."""
-        from akgentic.builtin.inmemory_engine import _as_matrix
+        from akgentic.plugin_api import as_matrix
 
         groups: dict[int, tuple[LocalBackend, list[VectorEntry]]] = {}
         for entry in entries:
@@ -279,7 +272,7 @@ class LocalBackend:
             if not entries:
                 view.add(collection, entries)
                 return
-            unit = view.add_matrix(collection, entries, _as_matrix([e.vector for e in entries]))
+            unit = view.add_matrix(collection, entries, as_matrix([e.vector for e in entries]))
             team = "" if is_shared(collection) else (self.team_id or "")
             params = []
             for entry, vector in zip(entries, unit, strict=True):

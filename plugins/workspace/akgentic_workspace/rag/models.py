@@ -7,10 +7,15 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL, Channels
-from akgentic.tool.core.context_state import ContextState
-from akgentic.tool.core.params import BaseToolParam
+from akgentic.plugin_api import (
+    COMMAND,
+    LLM_CONTEXT,
+    TOOL_CALL,
+    BaseToolParam,
+    Channels,
+    ContextState,
+    SerializableBaseModel,
+)
 
 __all__ = [
     "DEFAULT_RAGIGNORE",

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 from akgentic_workspace.files import TooLarge, TreeFiles
 from akgentic_workspace.rag.context import RagContext
 from akgentic_workspace.rag.errors import SourceError
@@ -426,7 +426,7 @@ class RagPipeline:
             self._batches += 1
 
     def _embed_batch(self, batch: list[_Chunk]) -> None:
-        from akgentic.vector.protocol import VectorEntry
+        from akgentic.plugin_api import VectorEntry
 
         ctx = self.ctx
         if ctx.embedder is None or ctx.store is None:

@@ -35,7 +35,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from akgentic.vector.protocol import stable_object_id
+from akgentic.plugin_api import stable_object_id
 from akgentic_workspace.documents import EXTRACTOR_VERSION
 from akgentic_workspace.rag.split import SPLITTER_VERSION
 

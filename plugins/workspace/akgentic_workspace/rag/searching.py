@@ -13,8 +13,7 @@ import os
 import weakref
 from typing import Any
 
-from akgentic.vector.hybrid import fold, fuse
-from akgentic.vector.protocol import VectorQuery
+from akgentic.plugin_api import VectorQuery, fold, fuse
 from akgentic_workspace.rag.context import RagContext
 from akgentic_workspace.rag.models import RagSearchHit, RagSearchResult
 

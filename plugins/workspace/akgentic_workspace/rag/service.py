@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from akgentic.tool.errors import RetriableError
+from akgentic.plugin_api import RetriableError
 from akgentic_workspace.rag.context import RagContext, RagSettings, chunking_of
 from akgentic_workspace.rag.indexing import index_tree, mark_stale
 from akgentic_workspace.rag.models import (
@@ -40,7 +40,7 @@ UNAVAILABLE = "Retrieval indexing is not available for this workspace"
 
 def resolve_param(value: Any, meta: Path) -> tuple[Any, str | None]:
     """``(param with root=<meta>, keyword reason)``; ValueError for a refused backend."""
-    from akgentic.vector.param import bind_store, resolve_store_param
+    from akgentic.plugin_api import bind_store, resolve_store_param
 
     if value is False:
         return None, "the workspace card's vector_store is switched off"
@@ -172,7 +172,7 @@ def _store_actor(observer: Any, param: Any, scope: str, meta: Path) -> Any:
     one backend the store routes ``workspace_chunks`` to files each tree's rows under
     its own ``<meta>/index/``.
     """
-    from akgentic.vector.registry import needs_store_actor
+    from akgentic.plugin_api import needs_store_actor
 
     if param.backend == "local":
         from akgentic_workspace.rag.local_backend import register_tree
@@ -181,7 +181,7 @@ def _store_actor(observer: Any, param: Any, scope: str, meta: Path) -> Any:
     orchestrator = getattr(observer, "orchestrator", None)
     if orchestrator is None or not needs_store_actor(param):
         return None
-    from akgentic.vector.actor import ensure_store_actor
+    from akgentic.plugin_api import ensure_store_actor
 
     return ensure_store_actor(param, observer.proxy_ask(orchestrator))
 
@@ -274,7 +274,7 @@ def purge_workspace_index(workspace_path: str | os.PathLike[str], store: Any = N
         from akgentic_workspace.rag.local_backend import LocalBackend
 
         store = LocalBackend(str(meta))
-        from akgentic.vector.param import VectorStoreParam
+        from akgentic.plugin_api import VectorStoreParam
 
         dimension = int((policy.get("embedder") or {}).get("dimension", 1))
         store.create_collection("workspace_chunks", VectorStoreParam(dimension=dimension))

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from akgentic.plugin_api import VectorStoreParam
 from akgentic.testing import wait_until
-from akgentic.vector.param import VectorStoreParam
 
 HASHING = VectorStoreParam(embedding_provider="hashing", embedding_model="hashing", dimension=256)
 FINAL = {"embedded", "keyword", "failed", "stale"}

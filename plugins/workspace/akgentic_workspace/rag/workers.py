@@ -18,9 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
-from akgentic.core.agent import Akgent
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.agent_state import BaseState
+from akgentic.plugin_api import Akgent, BaseConfig, BaseState
 
 __all__ = [
     "WORKER_ROLE",
@@ -104,8 +102,7 @@ class ActorRunner:
 
     def start(self, kind: str, name: str, work: Work, done: Done) -> None:
         """Start the worker and tell it the job (on the owner's thread)."""
-        from akgentic.core.actor_address_impl import address_of
-        from akgentic.core.proxy import ProxyWrapper
+        from akgentic.plugin_api import ProxyWrapper, address_of
 
         if self._closed:
             raise RuntimeError("the pipeline is closed")

@@ -18,7 +18,7 @@ several at once, ``send`` answers with a ``StructuredOutput`` (each message ``to
 ``message``, ``type``), ``output`` returns any JSON value as structured output and
 ``text`` plain text. A member whose steps are used up gets an HTTP 400 saying so.
 
-:func:`scripted_team` starts one :class:`~akgentic.testing.llm_server.ScriptedLLMServer`
+:func:`scripted_team` starts one :class:`~akgentic.llm.scripted_server.ScriptedLLMServer`
 on 127.0.0.1 and points every scripted member at it, each under a model name of its
 own, so the real client, HTTP and pydantic-ai code paths run with no network.
 ``akgentic run CARD --scripted SCRIPT.yaml`` and ``akgentic team create
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from akgentic.testing.llm_server import (
+from akgentic.llm.scripted_server import (
     ScriptedLLMServer,
     ScriptStep,
     ToolCallSpec,

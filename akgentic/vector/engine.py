@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-from akgentic.builtin.blas_threads import single_blas_thread
 from akgentic.vector.backend_support import (
     check_remove,
     check_search,
     check_team_delete,
     writer_team,
 )
+from akgentic.vector.blas_threads import single_blas_thread
 from akgentic.vector.protocol import (
     SearchHit,
     SearchResult,
@@ -44,7 +44,14 @@ if TYPE_CHECKING:
 
     from akgentic.vector.param import VectorStoreParam
 
-__all__ = ["InMemoryBackend", "InMemoryStorage", "decode_vectors", "encode_vectors"]
+__all__ = [
+    "Collection",
+    "InMemoryBackend",
+    "InMemoryStorage",
+    "as_matrix",
+    "decode_vectors",
+    "encode_vectors",
+]
 
 _INITIAL_CAPACITY = 64
 _TRANSPOSE_BLOCK = 64
@@ -117,7 +124,7 @@ class _Codes:
         return self._codes.get(value)
 
 
-class _Collection:
+class Collection:
     """One collection: unit vectors as the columns of a ``(dimension, capacity)`` matrix.
 
     Column-major storage is what makes a search fast: ``q @ columns`` is BLAS's
@@ -247,7 +254,7 @@ class InMemoryStorage:
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.collections: dict[str, _Collection] = {}
+        self.collections: dict[str, Collection] = {}
         self.teams = _Codes()
         self.scopes = _Codes()
 
@@ -277,7 +284,7 @@ class InMemoryBackend:
         with self.storage.lock:
             existing = self.storage.collections.get(name)
             if existing is None:
-                self.storage.collections[name] = _Collection(config.dimension)
+                self.storage.collections[name] = Collection(config.dimension)
             elif existing.dimension != config.dimension:
                 raise ValueError(
                     f"collection {name!r} exists with dimension {existing.dimension}, "
@@ -285,7 +292,7 @@ class InMemoryBackend:
                 )
             self._created.add(name)
 
-    def _collection(self, name: str) -> _Collection:
+    def _collection(self, name: str) -> Collection:
         collection = self.storage.collections.get(name)
         if collection is None or name not in self._created:
             raise ValueError(f"collection {name!r} was never created by this backend")
@@ -299,7 +306,7 @@ class InMemoryBackend:
             with self.storage.lock:
                 self._collection(collection)
             return
-        vectors = _as_matrix([e.vector for e in entries])
+        vectors = as_matrix([e.vector for e in entries])
         self.add_matrix(collection, entries, vectors)
 
     def add_matrix(
@@ -408,7 +415,7 @@ class InMemoryBackend:
         )
         with self.storage.lock:
             target = self._collection(collection)
-            vector = _normalised(_as_matrix([query_vector]), target.dimension, "query vector")[0]
+            vector = _normalised(as_matrix([query_vector]), target.dimension, "query vector")[0]
             n = target.size
             if n == 0:
                 return SearchResult()
@@ -491,8 +498,8 @@ class InMemoryBackend:
                 if "vectors" in data:
                     matrix = decode_vectors(data["vectors"], dimension)
                 else:
-                    matrix = _as_matrix([r["vector"] for r in rows_data]).reshape(-1, dimension)
-                target = _Collection(dimension)
+                    matrix = as_matrix([r["vector"] for r in rows_data]).reshape(-1, dimension)
+                target = Collection(dimension)
                 rows: list[_Row] = [
                     (
                         r["ref_type"],
@@ -527,7 +534,7 @@ class InMemoryBackend:
         return writer_team(collection, self.team_id)
 
     def _visible(
-        self, name: str, target: _Collection, scope: str | None
+        self, name: str, target: Collection, scope: str | None
     ) -> NDArray[np.bool_] | None:
         """The rows this view may see, or None for all of them (the common case)."""
         n = target.size
@@ -549,7 +556,7 @@ class InMemoryBackend:
 
     @staticmethod
     def _filtered(
-        target: _Collection,
+        target: Collection,
         visible: NDArray[np.bool_] | None,
         path_prefix: str | None,
         filters: Mapping[str, list[Any]],
@@ -563,7 +570,7 @@ class InMemoryBackend:
         return mask
 
 
-def _as_matrix(vectors: Sequence[Sequence[float]] | NDArray[Any]) -> NDArray[np.float64]:
+def as_matrix(vectors: Sequence[Sequence[float]] | NDArray[Any]) -> NDArray[np.float64]:
     """``vectors`` as one float64 matrix, read in one pass.
 
     ``np.fromiter`` over the chained rows, after a width check, is the fastest way
