@@ -110,7 +110,7 @@ def _seam(module: str) -> bool:
 
 
 def _source_package(path: Path, root: Path) -> str | None:
-    """The kernel package a file of ``akgentic/`` belongs to (``_lazy`` for ``akgentic/_lazy.py``)."""
+    """The kernel package a file of ``akgentic/`` is in (``_lazy`` for ``akgentic/_lazy.py``)."""
     parts = path.relative_to(root / "akgentic").with_suffix("").parts
     if len(parts) == 1:
         return None if parts[0] == "__init__" else parts[0]
