@@ -190,6 +190,15 @@ if TYPE_CHECKING:
     from akgentic.tool.commands.rest_of_line import (
         RestOfLine,
     )
+    from akgentic.tool.core.capability import (
+        SAME_AS_TOOL,
+        Builder,
+        Capability,
+        CapabilityCard,
+        SameAsTool,
+        serve_commands,
+        serve_tools,
+    )
     from akgentic.tool.core.card import (
         ToolCard,
     )
@@ -425,6 +434,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "akgentic.team.urls": ("open_event_store",),
     "akgentic.tool.commands.rest_of_line": ("RestOfLine",),
+    "akgentic.tool.core.capability": (
+        "Builder",
+        "Capability",
+        "CapabilityCard",
+        "SAME_AS_TOOL",
+        "SameAsTool",
+        "serve_commands",
+        "serve_tools",
+    ),
     "akgentic.tool.core.card": ("ToolCard",),
     "akgentic.tool.core.channels": (
         "COMMAND",
@@ -530,6 +548,7 @@ __all__ = [
     "IMPOSSIBLE",
     "LLM_CONTEXT",
     "MOUNT_POINT",
+    "SAME_AS_TOOL",
     "SANDBOX_HOME",
     "SANDBOX_TMP",
     "SEMANTIC_DISABLED",
@@ -545,6 +564,9 @@ __all__ = [
     "BaseConfig",
     "BaseState",
     "BaseToolParam",
+    "Builder",
+    "Capability",
+    "CapabilityCard",
     "Channels",
     "ClosingStore",
     "ClusterError",
@@ -582,6 +604,7 @@ __all__ = [
     "RetriableError",
     "Row",
     "RuntimeSpec",
+    "SameAsTool",
     "SandboxBackendSpec",
     "SandboxError",
     "SandboxNotReady",
@@ -675,6 +698,8 @@ __all__ = [
     "semantic_scores",
     "semantic_switch",
     "serialize_base_model",
+    "serve_commands",
+    "serve_tools",
     "stable_object_id",
     "state_events_after",
     "typed_values",

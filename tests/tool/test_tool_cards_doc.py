@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -13,6 +14,7 @@ import yaml
 
 from akgentic.plugins import PluginInfo
 from akgentic.tool import ToolCard, ToolFactory
+from akgentic.tool.commands import CommandRegistry
 from akgentic.tool.testing import RecordingObserver
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "tool-cards.md"
@@ -88,3 +90,21 @@ def test_the_deferred_example_defines_a_cache_and_a_worker(doc: dict[str, object
     cache, worker = doc["SummaryCache"], doc["SummaryWorker"]
     assert isinstance(cache, type) and issubclass(cache, DeferredResultActor)
     assert isinstance(worker, type) and issubclass(worker, DeferredWorker)
+
+
+def test_the_documented_capability_card_serves_each_capability_once(
+    doc: dict[str, object],
+) -> None:
+    factory = doc["notes_factory"]
+    assert isinstance(factory, ToolFactory)
+    assert [tool.__name__ for tool in factory.get_tools()] == ["note", "list_notes"]
+    assert factory.get_command_registry().names() == ["note", "list_notes"]
+    note_tool = doc["note_tool"]
+    assert callable(note_tool)
+    assert list(inspect.signature(note_tool).parameters) == ["text", "tags"]
+    registry = doc["notes_registry"]
+    assert isinstance(registry, CommandRegistry)
+    assert list(inspect.signature(registry.callable("note")).parameters) == ["text"]
+    assert registry.dispatch("/list_notes") == (
+        "Ship on Friday #release\ncall the printer people, again"
+    )

@@ -1,8 +1,8 @@
 """The contracts every tool card is written against.
 
-Import from here (or from :mod:`akgentic.tool`): cards, params, channels, the factory,
-context state, observers, events and the command registry. Deferred results are not
-re-exported: import :mod:`akgentic.tool.core.deferred` directly (it needs the actor
+Import from here (or from :mod:`akgentic.tool`): cards, capabilities, params, channels,
+the factory, context state, observers, events and the command registry. Deferred results
+are not re-exported: import :mod:`akgentic.tool.core.deferred` directly (it needs the actor
 runtime).
 
 Names are exported lazily: each is imported from its module on first use, so that
@@ -17,6 +17,15 @@ from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from akgentic.tool.commands import CommandRegistry, RestOfLine
+    from akgentic.tool.core.capability import (
+        SAME_AS_TOOL,
+        Builder,
+        Capability,
+        CapabilityCard,
+        SameAsTool,
+        serve_commands,
+        serve_tools,
+    )
     from akgentic.tool.core.card import CARD_KEY, ToolCard
     from akgentic.tool.core.catalog import (
         CapabilityInfo,
@@ -60,6 +69,13 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     "CommandRegistry": "akgentic.tool.commands.registry",
     "RestOfLine": "akgentic.tool.commands.rest_of_line",
+    "SAME_AS_TOOL": "akgentic.tool.core.capability",
+    "Builder": "akgentic.tool.core.capability",
+    "Capability": "akgentic.tool.core.capability",
+    "CapabilityCard": "akgentic.tool.core.capability",
+    "SameAsTool": "akgentic.tool.core.capability",
+    "serve_commands": "akgentic.tool.core.capability",
+    "serve_tools": "akgentic.tool.core.capability",
     "CARD_KEY": "akgentic.tool.core.card",
     "ToolCard": "akgentic.tool.core.card",
     "CapabilityInfo": "akgentic.tool.core.catalog",
@@ -103,10 +119,14 @@ __all__ = [
     "CARD_KEY",
     "COMMAND",
     "LLM_CONTEXT",
+    "SAME_AS_TOOL",
     "SYSTEM_PROMPT",
     "TOOL_CALL",
     "ActorToolObserver",
     "BaseToolParam",
+    "Builder",
+    "Capability",
+    "CapabilityCard",
     "CapabilityInfo",
     "CardInfo",
     "Channels",
@@ -121,6 +141,7 @@ __all__ = [
     "RestOfLine",
     "RetriableError",
     "RoleNotHireableError",
+    "SameAsTool",
     "ToolCard",
     "ToolFactory",
     "ToolObserver",
@@ -137,6 +158,8 @@ __all__ = [
     "normalize_system_prompt_to_llm_context",
     "registered_card_name",
     "resolve_param",
+    "serve_commands",
+    "serve_tools",
     "sort_by_dependencies",
     "wrap_retriable",
 ]

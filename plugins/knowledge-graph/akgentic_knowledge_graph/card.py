@@ -17,13 +17,15 @@ from pydantic import Field, PrivateAttr, field_validator
 from akgentic.plugin_api import (
     COMMAND,
     LLM_CONTEXT,
+    SAME_AS_TOOL,
     TOOL_CALL,
     ActorAddress,
     BaseToolParam,
+    Capability,
+    CapabilityCard,
     Channels,
     ContextState,
     RestOfLine,
-    ToolCard,
     ToolObserver,
     VectorStoreParam,
     ask_tool_actor,
@@ -94,7 +96,7 @@ class SearchGraph(BaseToolParam):
     expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
 
 
-class KnowledgeGraphTool(ToolCard):
+class KnowledgeGraphTool(CapabilityCard):
     """The team's knowledge graph: entities, relations, search and a summary.
 
     Example YAML in a team file::
@@ -152,7 +154,7 @@ class KnowledgeGraphTool(ToolCard):
             view: GraphView = self._ask(lambda actor: actor.get_graph(None))
             return render_graph(view)
 
-        return param.apply_instructions(get_graph)
+        return get_graph
 
     def _build_update(self, param: UpdateGraph) -> Callable[..., str]:
         def update_graph(update: ManageGraph) -> str:
@@ -169,7 +171,7 @@ class KnowledgeGraphTool(ToolCard):
             batch = model_input(update, ManageGraph, "update")
             return str(self._ask(lambda actor: actor.update_graph(batch)))
 
-        return param.apply_instructions(update_graph)
+        return update_graph
 
     def _build_search_tool(self, param: SearchGraph) -> Callable[..., str]:
         def search_graph(query: SearchQuery) -> str:
@@ -184,7 +186,7 @@ class KnowledgeGraphTool(ToolCard):
             """
             return self._search(model_input(query, SearchQuery, "search"))
 
-        return param.apply_instructions(search_graph)
+        return search_graph
 
     def _build_search_command(self, param: SearchGraph) -> Callable[..., str]:
         def search_graph(
@@ -220,32 +222,23 @@ class KnowledgeGraphTool(ToolCard):
                 )
             )
 
-        return param.apply_instructions(search_graph)
+        return search_graph
 
     # ------------------------------------------------------------ hooks
 
-    def get_tools(self) -> list[Callable[..., Any]]:
-        tools: list[Callable[..., Any]] = []
-        graph = self._param(self.get_graph, GetGraph, TOOL_CALL)
-        if graph is not None:
-            tools.append(self._build_get_graph(graph))
-        update = self._param(self.update_graph, UpdateGraph, TOOL_CALL)
-        if update is not None and not self.read_only:
-            tools.append(self._build_update(update))
-        search = self._param(self.search, SearchGraph, TOOL_CALL)
-        if search is not None:
-            tools.append(self._build_search_tool(search))
-        return tools
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
-        graph = self._param(self.get_graph, GetGraph, COMMAND)
-        if graph is not None:
-            commands[GetGraph] = self._build_get_graph(graph)
-        search = self._param(self.search, SearchGraph, COMMAND)
-        if search is not None:
-            commands[SearchGraph] = self._build_search_command(search)
-        return commands
+    def capabilities(self) -> list[Capability]:
+        """The graph's tools and commands; a read-only card cannot change the graph."""
+        return [
+            Capability("get_graph", self._build_get_graph, SAME_AS_TOOL),
+            *([] if self.read_only else [Capability("update_graph", self._build_update)]),
+            Capability(
+                "search",
+                self._build_search_tool,
+                self._build_search_command,
+                name="search_graph",
+                command_instructions=True,
+            ),
+        ]
 
     def get_context_states(self) -> list[Callable[[], ContextState | None]]:
         param = self._param(self.get_graph, GetGraph, LLM_CONTEXT)

@@ -17,14 +17,16 @@ from pydantic import Field, PrivateAttr, field_validator
 from akgentic.plugin_api import (
     COMMAND,
     LLM_CONTEXT,
+    SAME_AS_TOOL,
     TOOL_CALL,
     ActorAddress,
     BaseToolParam,
+    Capability,
+    CapabilityCard,
     Channels,
     ContextState,
     RestOfLine,
     RetriableError,
-    ToolCard,
     ToolObserver,
     VectorStoreParam,
     ask_tool_actor,
@@ -87,7 +89,7 @@ class SearchPlanning(BaseToolParam):
     expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
 
 
-class PlanningTool(ToolCard):
+class PlanningTool(CapabilityCard):
     """The team's task board: create, assign, track and search tasks.
 
     Example YAML in a team file::
@@ -160,7 +162,7 @@ class PlanningTool(ToolCard):
             """Show the team planning as this agent sees it."""
             return self.state_for(filter_by_agent).render_full()
 
-        return param.apply_instructions(planning_summary)
+        return planning_summary
 
     def _build_get_task(self, param: GetPlanningTask) -> Callable[..., Task | str]:
         def get_planning_task(task_id: int) -> Task | str:
@@ -172,7 +174,7 @@ class PlanningTool(ToolCard):
             task: Task | None = self._ask(lambda actor: actor.get_task(task_id))
             return "No task with that ID." if task is None else task
 
-        return param.apply_instructions(get_planning_task)
+        return get_planning_task
 
     def _build_update(self, param: UpdatePlanning) -> Callable[..., str]:
         def update_planning(update: UpdatePlan) -> str:
@@ -200,7 +202,7 @@ class PlanningTool(ToolCard):
             .replace("{desc}", str(MAX_DESCRIPTION_CHARS))
             .replace("{out}", str(MAX_OUTPUT_CHARS))
         )
-        return param.apply_instructions(update_planning)
+        return update_planning
 
     def _build_search_tool(self, param: SearchPlanning) -> Callable[..., list[str]]:
         def search_planning(
@@ -238,7 +240,7 @@ class PlanningTool(ToolCard):
                 )
             )
 
-        return param.apply_instructions(search_planning)
+        return search_planning
 
     def _build_search_command(self, param: SearchPlanning) -> Callable[..., str]:
         def search_planning(
@@ -274,38 +276,23 @@ class PlanningTool(ToolCard):
             )
             return "\n".join(lines) if lines else "No tasks found."
 
-        return param.apply_instructions(search_planning)
+        return search_planning
 
     # ------------------------------------------------------------ hooks
 
-    def get_tools(self) -> list[Callable[..., Any]]:
-        tools: list[Callable[..., Any]] = []
-        summary = self._param(self.get_planning, GetPlanning, TOOL_CALL)
-        if summary is not None:
-            tools.append(self._build_summary(summary))
-        get_task = self._param(self.get_planning_task, GetPlanningTask, TOOL_CALL)
-        if get_task is not None:
-            tools.append(self._build_get_task(get_task))
-        update = self._param(self.update_planning, UpdatePlanning, TOOL_CALL)
-        if update is not None:
-            tools.append(self._build_update(update))
-        search = self._param(self.search_planning, SearchPlanning, TOOL_CALL)
-        if search is not None:
-            tools.append(self._build_search_tool(search))
-        return tools
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
-        summary = self._param(self.get_planning, GetPlanning, COMMAND)
-        if summary is not None:
-            commands[GetPlanning] = self._build_summary(summary)
-        get_task = self._param(self.get_planning_task, GetPlanningTask, COMMAND)
-        if get_task is not None:
-            commands[GetPlanningTask] = self._build_get_task(get_task)
-        search = self._param(self.search_planning, SearchPlanning, COMMAND)
-        if search is not None:
-            commands[SearchPlanning] = self._build_search_command(search)
-        return commands
+    def capabilities(self) -> list[Capability]:
+        """The board's tools and commands; the search command reads a typed line."""
+        return [
+            Capability("get_planning", self._build_summary, SAME_AS_TOOL, name="planning_summary"),
+            Capability("get_planning_task", self._build_get_task, SAME_AS_TOOL),
+            Capability("update_planning", self._build_update),
+            Capability(
+                "search_planning",
+                self._build_search_tool,
+                self._build_search_command,
+                command_instructions=True,
+            ),
+        ]
 
     def get_context_states(self) -> list[Callable[[], ContextState | None]]:
         param = self._param(self.get_planning, GetPlanning, LLM_CONTEXT)

@@ -14,10 +14,10 @@ from akgentic.plugin_api import (
     COMMAND,
     LLM_CONTEXT,
     TOOL_CALL,
-    BaseToolParam,
+    Capability,
+    CapabilityCard,
     RestOfLine,
     RetriableError,
-    ToolCard,
     VectorStoreParam,
 )
 from akgentic_workspace import documents, oserrors
@@ -72,7 +72,7 @@ __all__ = ["WorkspaceTool"]
 log = logging.getLogger("akgentic_workspace")
 
 
-class WorkspaceTool(ToolCard):
+class WorkspaceTool(CapabilityCard):
     """Read and write a tree shared by the team, behind a write gate; optional journal, exec.
 
     A tree is ``<AKGENTIC_WORKSPACES_ROOT>/<scope>/<kind>/<leaf>``: the team's own
@@ -326,232 +326,350 @@ class WorkspaceTool(ToolCard):
         data = documents.resized_image(engine.meta.path / "cache", ext, data, view.max_dimension)
         return BinaryContent(data=data, media_type=documents.IMAGE_TYPES[ext])
 
-    def get_tools(self) -> list[Callable[..., Any]]:
-        """The model's tools, in the documented order, each gated by its param."""
-        tools: list[Callable[..., Any]] = []
-        read = self._param(self.workspace_read, WorkspaceRead, TOOL_CALL)
-        if read is not None:
-            limit_default, force_default = read.default_limit, read.force_document_regeneration
+    # ------------------------------------------------------------ capabilities
 
-            def workspace_read(
-                path: str,
-                offset: int = 1,
-                limit: int = limit_default,
-                force_document_regeneration: bool = force_default,
-            ) -> str:
-                """Read a file of the workspace as numbered lines.
+    def capabilities(self) -> list[Capability]:
+        """Every tool and command, in the documented order, each gated by its param.
 
-                Read a file before changing it: writes, edits and deletes of a file you
-                have not read (or that changed since) are refused. PDF and Office files
-                come back as Markdown.
-
-                Args:
-                    path: Path relative to the workspace root.
-                    offset: First line to show (1-based).
-                    limit: How many lines to show.
-                    force_document_regeneration: Re-extract a document even if cached.
-                """
-                return self._read(
-                    path, offset, limit, force_document_regeneration, documents_ok=True
-                )
-
-            tools.append(read.apply_instructions(workspace_read))
-        listing = self._param(self.workspace_list, WorkspaceList, TOOL_CALL)
-        if listing is not None:
-            depth_default, page_size = listing.max_depth, listing.max_entries
-
-            def workspace_list(path: str = "", depth: int = depth_default, offset: int = 0) -> str:
-                """List a directory of the workspace (depth 0 = the whole tree).
-
-                Long listings come in pages; the last line of a page says which offset
-                shows the next one. Unusual names are shown quoted, with escapes.
-
-                Args:
-                    path: Directory relative to the workspace root ("" is the root).
-                    depth: Levels to show; 1 lists the directory itself.
-                    offset: Entries to skip (the offset a capped listing gives).
-                """
-                engine = self._engine()
-                return render_list(engine.files, engine.key(path), depth, offset, page_size)
-
-            tools.append(listing.apply_instructions(workspace_list))
-        glob = self._param(self.workspace_glob, WorkspaceGlob, TOOL_CALL)
-        if glob is not None:
-            glob_max = glob.max_results
-
-            def workspace_glob(pattern: str, path: str = "") -> str:
-                """Find files by glob pattern (``**/*.py``, ``src/{a,b}/*.md``), newest first.
-
-                Args:
-                    pattern: Glob relative to ``path``; case-insensitive.
-                    path: Directory to search from.
-                """
-                engine = self._engine()
-                return render_glob(engine.files, pattern, engine.key(path), glob_max)
-
-            tools.append(glob.apply_instructions(workspace_glob))
-        grep = self._param(self.workspace_grep, WorkspaceGrep, TOOL_CALL)
-        if grep is not None:
-            grep_max, grep_line = grep.max_results, grep.max_line_length
-
-            def workspace_grep(pattern: str, path: str = "", include: str = "") -> str:
-                """Search file contents with a Python regular expression.
-
-                Args:
-                    pattern: The regular expression, matched per line.
-                    path: File or directory to search.
-                    include: Only files matching this glob (``*.py``).
-                """
-                engine = self._engine()
-                return render_grep(
-                    engine.files, pattern, engine.key(path), include, grep_max, grep_line
-                )
-
-            tools.append(grep.apply_instructions(workspace_grep))
-        view = self._param(self.workspace_view, WorkspaceView, TOOL_CALL)
-        if view is not None:
-
-            def workspace_view(path: str) -> Any:
-                """Look at an image of the workspace (png, jpg, jpeg, gif, webp, bmp).
-
-                Args:
-                    path: Image path relative to the workspace root.
-                """
-                return self._view(path)
-
-            tools.append(view.apply_instructions(workspace_view))
+        The two surfaces of a capability differ on purpose: a tool takes the model's
+        arguments and raises RetriableError; a command reads a short line a person typed
+        and answers refusals as text (:meth:`_as_text`).
+        """
+        capabilities = [
+            Capability("workspace_read", self._read_tool, self._read_command),
+            Capability("workspace_list", self._list_tool, self._list_command),
+            Capability("workspace_glob", self._glob_tool, self._glob_command),
+            Capability("workspace_grep", self._grep_tool, self._grep_command),
+            Capability("workspace_view", self._view_tool),
+            Capability("expand_media_refs", command=self._media_command),
+        ]
         if self._rag_on():
-            from akgentic_workspace.rag.card_tools import rag_tools
+            from akgentic_workspace.rag.card_tools import rag_capabilities
 
-            tools.extend(rag_tools(self))
-        if not self.read_only:
-            tools.extend(self._write_tools())
-        return [oserrors.tool_errors(tool) for tool in tools]  # the one OSError mapping
+            capabilities.extend(rag_capabilities(self))
+        if self.read_only:
+            return capabilities
+        capabilities.extend(
+            [
+                Capability("workspace_write", self._write_tool, self._write_command),
+                Capability("workspace_delete", self._delete_tool, self._delete_command),
+                Capability("workspace_edit", self._edit_tool),
+                Capability("workspace_multi_edit", self._multi_edit_tool),
+                Capability("workspace_patch", self._patch_tool),
+                Capability("workspace_mkdir", self._mkdir_tool, self._mkdir_command),
+                Capability("workspace_rmdir", self._rmdir_tool, self._rmdir_command),
+                Capability("workspace_exec", self._exec_tool, self._exec_command),
+                # One field, two commands: the second is keyed by a subclass of its param.
+                Capability(
+                    "workspace_exec",
+                    self._exec_result_tool,
+                    self._exec_result_command,
+                    name="workspace_exec_result",
+                    command_key=_ExecResultCommand,
+                ),
+            ]
+        )
+        return capabilities
 
-    def _write_tools(self) -> list[Callable[..., Any]]:
-        tools: list[Callable[..., Any]] = []
-        write = self._param(self.workspace_write, WorkspaceWrite, TOOL_CALL)
-        if write is not None:
+    def get_tools(self) -> list[Callable[..., Any]]:
+        """The model's tools; each maps the host's OSErrors to RetriableErrors."""
+        return [oserrors.tool_errors(tool) for tool in super().get_tools()]  # the one mapping
 
-            def workspace_write(path: str, content: str) -> str:
-                """Create or overwrite a whole file (parents are created).
+    @staticmethod
+    def _as_text(func: Callable[[], str]) -> str:
+        try:
+            return func()
+        except RetriableError as error:
+            return str(error)
+        except OSError as error:
+            return oserrors.describe_os_error(error)
 
-                Overwriting needs a full, current read of the file first.
+    # ------------------------------------------------------------ read side: builders
 
-                Args:
-                    path: Path relative to the workspace root.
-                    content: The complete new content.
-                """
-                return self._engine().write(path, content)
+    def _read_tool(self, param: WorkspaceRead) -> Callable[..., str]:
+        limit_default, force_default = param.default_limit, param.force_document_regeneration
 
-            tools.append(write.apply_instructions(workspace_write))
-        delete = self._param(self.workspace_delete, WorkspaceDelete, TOOL_CALL)
-        if delete is not None:
+        def workspace_read(
+            path: str,
+            offset: int = 1,
+            limit: int = limit_default,
+            force_document_regeneration: bool = force_default,
+        ) -> str:
+            """Read a file of the workspace as numbered lines.
 
-            def workspace_delete(path: str) -> str:
-                """Delete a file (a link is removed, never its target).
+            Read a file before changing it: writes, edits and deletes of a file you
+            have not read (or that changed since) are refused. PDF and Office files
+            come back as Markdown.
 
-                Args:
-                    path: Path relative to the workspace root.
-                """
-                return self._engine().delete(path)
+            Args:
+                path: Path relative to the workspace root.
+                offset: First line to show (1-based).
+                limit: How many lines to show.
+                force_document_regeneration: Re-extract a document even if cached.
+            """
+            return self._read(path, offset, limit, force_document_regeneration, documents_ok=True)
 
-            tools.append(delete.apply_instructions(workspace_delete))
-        edit = self._param(self.workspace_edit, WorkspaceEdit, TOOL_CALL)
-        if edit is not None:
+        return workspace_read
 
-            def workspace_edit(
-                path: str, old_string: str, new_string: str, replace_all: bool = False
-            ) -> str:
-                """Replace ``old_string`` by ``new_string`` in a file you have read.
+    def _read_command(self, param: WorkspaceRead) -> Callable[..., str]:
+        limit = param.default_limit
 
-                ``old_string`` must identify one place (add surrounding lines), or pass
-                ``replace_all=true``. Returns the unified diff.
+        def workspace_read(filepath: str) -> str:
+            """Show a text file of the workspace (first lines)."""
+            return self._as_text(lambda: self._read(filepath, 1, limit, False, documents_ok=False))
 
-                Args:
-                    path: Path relative to the workspace root.
-                    old_string: The text to replace, as in the file.
-                    new_string: The replacement.
-                    replace_all: Replace every occurrence.
-                """
-                return self._engine().edit(path, old_string, new_string, replace_all)
+        return workspace_read
 
-            tools.append(edit.apply_instructions(workspace_edit))
-        multi = self._param(self.workspace_multi_edit, WorkspaceMultiEdit, TOOL_CALL)
-        if multi is not None:
+    def _list_tool(self, param: WorkspaceList) -> Callable[..., str]:
+        depth_default, page_size = param.max_depth, param.max_entries
 
-            def workspace_multi_edit(edits: list[EditItem]) -> str:
-                """Apply several edits, over one or more files, all or nothing.
+        def workspace_list(path: str = "", depth: int = depth_default, offset: int = 0) -> str:
+            """List a directory of the workspace (depth 0 = the whole tree).
 
-                Later edits see the result of earlier ones.
+            Long listings come in pages; the last line of a page says which offset
+            shows the next one. Unusual names are shown quoted, with escapes.
 
-                Args:
-                    edits: Each with path, old_string, new_string, replace_all.
-                """
-                return self._engine().multi_edit([EditItem.model_validate(e) for e in edits])
+            Args:
+                path: Directory relative to the workspace root ("" is the root).
+                depth: Levels to show; 1 lists the directory itself.
+                offset: Entries to skip (the offset a capped listing gives).
+            """
+            engine = self._engine()
+            return render_list(engine.files, engine.key(path), depth, offset, page_size)
 
-            tools.append(multi.apply_instructions(workspace_multi_edit))
-        patch = self._param(self.workspace_patch, WorkspacePatch, TOOL_CALL)
-        if patch is not None:
+        return workspace_list
 
-            def workspace_patch(patch_text: str) -> str:
-                """Apply a unified diff (``--- a/x`` / ``+++ b/x`` / ``@@`` hunks), all or nothing.
+    def _list_command(self, param: WorkspaceList) -> Callable[..., str]:
+        depth, page_size = param.max_depth, param.max_entries
 
-                ``--- /dev/null`` creates a file, ``+++ /dev/null`` deletes one.
+        def workspace_list(path: str = "") -> str:
+            """List a directory of the workspace."""
+            engine = self._engine()
+            return self._as_text(
+                lambda: render_list(engine.files, engine.key(path), depth, 0, page_size)
+            )
 
-                Args:
-                    patch_text: The unified diff.
-                """
-                return self._engine().patch(patch_text)
+        return workspace_list
 
-            tools.append(patch.apply_instructions(workspace_patch))
-        mkdir = self._param(self.workspace_mkdir, WorkspaceMkdir, TOOL_CALL)
-        if mkdir is not None:
+    def _glob_tool(self, param: WorkspaceGlob) -> Callable[..., str]:
+        glob_max = param.max_results
 
-            def workspace_mkdir(path: str) -> str:
-                """Create a directory and its parents.
+        def workspace_glob(pattern: str, path: str = "") -> str:
+            """Find files by glob pattern (``**/*.py``, ``src/{a,b}/*.md``), newest first.
+
+            Args:
+                pattern: Glob relative to ``path``; case-insensitive.
+                path: Directory to search from.
+            """
+            engine = self._engine()
+            return render_glob(engine.files, pattern, engine.key(path), glob_max)
+
+        return workspace_glob
+
+    def _glob_command(self, param: WorkspaceGlob) -> Callable[..., str]:
+        glob_max = param.max_results
+
+        def workspace_glob(pattern: str) -> str:
+            """Find workspace files by glob pattern."""
+            engine = self._engine()
+            return self._as_text(lambda: render_glob(engine.files, pattern, "", glob_max))
+
+        return workspace_glob
+
+    def _grep_tool(self, param: WorkspaceGrep) -> Callable[..., str]:
+        grep_max, grep_line = param.max_results, param.max_line_length
+
+        def workspace_grep(pattern: str, path: str = "", include: str = "") -> str:
+            """Search file contents with a Python regular expression.
+
+            Args:
+                pattern: The regular expression, matched per line.
+                path: File or directory to search.
+                include: Only files matching this glob (``*.py``).
+            """
+            engine = self._engine()
+            return render_grep(
+                engine.files, pattern, engine.key(path), include, grep_max, grep_line
+            )
+
+        return workspace_grep
+
+    def _grep_command(self, param: WorkspaceGrep) -> Callable[..., str]:
+        grep_max, grep_line = param.max_results, param.max_line_length
+
+        def workspace_grep(pattern: str) -> str:
+            """Search workspace file contents with a regular expression."""
+            engine = self._engine()
+            return self._as_text(
+                lambda: render_grep(engine.files, pattern, "", "", grep_max, grep_line)
+            )
+
+        return workspace_grep
+
+    def _view_tool(self, param: WorkspaceView) -> Callable[..., Any]:
+        def workspace_view(path: str) -> Any:
+            """Look at an image of the workspace (png, jpg, jpeg, gif, webp, bmp).
+
+            Args:
+                path: Image path relative to the workspace root.
+            """
+            return self._view(path)
+
+        return workspace_view
+
+    def _media_command(self, param: ExpandMediaRefs) -> Callable[..., list[Any]]:
+        def expand_media_refs(prompt: str) -> list[Any]:
+            """Replace ``!!pattern`` tokens of a prompt with the matching workspace images."""
+            return self._expand_media(prompt)
+
+        return expand_media_refs
+
+    # ------------------------------------------------------------ write side: builders
+
+    def _write_tool(self, param: WorkspaceWrite) -> Callable[..., str]:
+        def workspace_write(path: str, content: str) -> str:
+            """Create or overwrite a whole file (parents are created).
+
+            Overwriting needs a full, current read of the file first.
+
+            Args:
+                path: Path relative to the workspace root.
+                content: The complete new content.
+            """
+            return self._engine().write(path, content)
+
+        return workspace_write
+
+    def _write_command(self, param: WorkspaceWrite) -> Callable[..., str]:
+        def workspace_write(filepath: str, content: RestOfLine) -> str:
+            """Write a file of the workspace with the rest of the line as its content."""
+            engine = self._engine()
+
+            def run() -> str:
+                engine.write(filepath, content, human=True)
+                return f"Written: {engine.key(filepath)} ({len(content.encode())} bytes)"
+
+            return self._as_text(run)
+
+        return workspace_write
+
+    def _delete_tool(self, param: WorkspaceDelete) -> Callable[..., str]:
+        def workspace_delete(path: str) -> str:
+            """Delete a file (a link is removed, never its target).
+
+            Args:
+                path: Path relative to the workspace root.
+            """
+            return self._engine().delete(path)
+
+        return workspace_delete
+
+    def _delete_command(self, param: WorkspaceDelete) -> Callable[..., str]:
+        def workspace_delete(filepath: str) -> str:
+            """Delete a file of the workspace."""
+            return self._as_text(lambda: self._engine().delete(filepath, human=True))
+
+        return workspace_delete
+
+    def _edit_tool(self, param: WorkspaceEdit) -> Callable[..., str]:
+        def workspace_edit(
+            path: str, old_string: str, new_string: str, replace_all: bool = False
+        ) -> str:
+            """Replace ``old_string`` by ``new_string`` in a file you have read.
+
+            ``old_string`` must identify one place (add surrounding lines), or pass
+            ``replace_all=true``. Returns the unified diff.
+
+            Args:
+                path: Path relative to the workspace root.
+                old_string: The text to replace, as in the file.
+                new_string: The replacement.
+                replace_all: Replace every occurrence.
+            """
+            return self._engine().edit(path, old_string, new_string, replace_all)
+
+        return workspace_edit
+
+    def _multi_edit_tool(self, param: WorkspaceMultiEdit) -> Callable[..., str]:
+        def workspace_multi_edit(edits: list[EditItem]) -> str:
+            """Apply several edits, over one or more files, all or nothing.
+
+            Later edits see the result of earlier ones.
+
+            Args:
+                edits: Each with path, old_string, new_string, replace_all.
+            """
+            return self._engine().multi_edit([EditItem.model_validate(e) for e in edits])
+
+        return workspace_multi_edit
+
+    def _patch_tool(self, param: WorkspacePatch) -> Callable[..., str]:
+        def workspace_patch(patch_text: str) -> str:
+            """Apply a unified diff (``--- a/x`` / ``+++ b/x`` / ``@@`` hunks), all or nothing.
+
+            ``--- /dev/null`` creates a file, ``+++ /dev/null`` deletes one.
+
+            Args:
+                patch_text: The unified diff.
+            """
+            return self._engine().patch(patch_text)
+
+        return workspace_patch
+
+    def _mkdir_tool(self, param: WorkspaceMkdir) -> Callable[..., str]:
+        def workspace_mkdir(path: str) -> str:
+            """Create a directory and its parents.
+
+            Args:
+                path: Directory relative to the workspace root.
+            """
+            return self._engine().mkdir(path)
+
+        return workspace_mkdir
+
+    def _mkdir_command(self, param: WorkspaceMkdir) -> Callable[..., str]:
+        def workspace_mkdir(path: str) -> str:
+            """Create a directory of the workspace."""
+            return self._as_text(lambda: self._engine().mkdir(path))
+
+        return workspace_mkdir
+
+    def _rmdir_tool(self, param: WorkspaceRmdir) -> Callable[..., str]:
+        if param.allow_recursive:
+
+            def workspace_rmdir(path: str, recursive: bool = False, force: bool = False) -> str:
+                """Remove a directory (``recursive`` for a non-empty one).
+
+                Pass ``force`` only when the user explicitly asked for it: it removes
+                files changed since you read them.
 
                 Args:
                     path: Directory relative to the workspace root.
+                    recursive: Remove everything under it too.
+                    force: Skip the check of files you read (user's explicit request).
                 """
-                return self._engine().mkdir(path)
+                return self._engine().rmdir(path, recursive, force)
 
-            tools.append(mkdir.apply_instructions(workspace_mkdir))
-        rmdir = self._param(self.workspace_rmdir, WorkspaceRmdir, TOOL_CALL)
-        if rmdir is not None:
-            if rmdir.allow_recursive:
+            return workspace_rmdir
 
-                def workspace_rmdir(path: str, recursive: bool = False, force: bool = False) -> str:
-                    """Remove a directory (``recursive`` for a non-empty one).
+        def workspace_rmdir_flat(path: str) -> str:  # served as workspace_rmdir
+            """Remove an empty directory.
 
-                    Pass ``force`` only when the user explicitly asked for it: it removes
-                    files changed since you read them.
+            Args:
+                path: Directory relative to the workspace root.
+            """
+            return self._engine().rmdir(path, False, False)
 
-                    Args:
-                        path: Directory relative to the workspace root.
-                        recursive: Remove everything under it too.
-                        force: Skip the check of files you read (user's explicit request).
-                    """
-                    return self._engine().rmdir(path, recursive, force)
+        return workspace_rmdir_flat
 
-                tools.append(rmdir.apply_instructions(workspace_rmdir))
-            else:
+    def _rmdir_command(self, param: WorkspaceRmdir) -> Callable[..., str]:
+        recursive = param.allow_recursive
 
-                def workspace_rmdir_flat(path: str) -> str:
-                    """Remove an empty directory.
+        def workspace_rmdir(path: str) -> str:
+            """Remove a directory of the workspace."""
+            return self._as_text(lambda: self._engine().rmdir(path, recursive, False, human=True))
 
-                    Args:
-                        path: Directory relative to the workspace root.
-                    """
-                    return self._engine().rmdir(path, False, False)
-
-                workspace_rmdir_flat.__name__ = "workspace_rmdir"
-                workspace_rmdir_flat.__qualname__ = "workspace_rmdir"
-                tools.append(rmdir.apply_instructions(workspace_rmdir_flat))
-        exec_param = self._param(self.workspace_exec, WorkspaceExec, TOOL_CALL)
-        if exec_param is not None:
-            tools.extend(self._exec_tools(exec_param))
-        return tools
+        return workspace_rmdir
 
     # ------------------------------------------------------------ exec
 
@@ -579,7 +697,7 @@ class WorkspaceTool(ToolCard):
         result: RunHandle | str = getattr(self._exec_actor, method)(*args)
         return result
 
-    def _exec_tools(self, param: WorkspaceExec) -> list[Callable[..., Any]]:
+    def _exec_tool(self, param: WorkspaceExec) -> Callable[..., str]:
         def workspace_exec(cmd: str, cwd: str = "") -> str:
             """Run one command in a sandbox over the workspace (mounted at /workspace).
 
@@ -596,6 +714,20 @@ class WorkspaceTool(ToolCard):
             """
             return self._exec(cmd, cwd, human=False)
 
+        return workspace_exec
+
+    def _exec_command(self, param: WorkspaceExec) -> Callable[..., str]:
+        def workspace_exec(command: RestOfLine) -> str:
+            """Run a shell line in the sandbox (as ``bash -c <line>``)."""
+            import shlex
+
+            return self._as_text(
+                lambda: self._exec(f"bash -c {shlex.quote(command)}", "", human=True)
+            )
+
+        return workspace_exec
+
+    def _exec_result_tool(self, param: WorkspaceExec) -> Callable[..., str]:
         def workspace_exec_result(run_id: str) -> str:
             """Collect the output of one of your runs that was still in progress.
 
@@ -604,143 +736,14 @@ class WorkspaceTool(ToolCard):
             """
             return self._exec_result(run_id)
 
-        return [
-            param.apply_instructions(workspace_exec),
-            param.apply_instructions(workspace_exec_result),
-        ]
+        return workspace_exec_result
 
-    # ------------------------------------------------------------ commands
+    def _exec_result_command(self, param: WorkspaceExec) -> Callable[..., str]:
+        def workspace_exec_result(run_id: str) -> str:
+            """Collect the output of a run still in progress."""
+            return self._as_text(lambda: self._exec_result(run_id))
 
-    @staticmethod
-    def _as_text(func: Callable[[], str]) -> str:
-        try:
-            return func()
-        except RetriableError as error:
-            return str(error)
-        except OSError as error:
-            return oserrors.describe_os_error(error)
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        """Slash commands for people; refusals come back as text."""
-        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
-        read = self._param(self.workspace_read, WorkspaceRead, COMMAND)
-        if read is not None:
-            limit = read.default_limit
-
-            def workspace_read(filepath: str) -> str:
-                """Show a text file of the workspace (first lines)."""
-                return self._as_text(
-                    lambda: self._read(filepath, 1, limit, False, documents_ok=False)
-                )
-
-            commands[WorkspaceRead] = workspace_read
-        listing = self._param(self.workspace_list, WorkspaceList, COMMAND)
-        if listing is not None:
-            depth, page_size = listing.max_depth, listing.max_entries
-
-            def workspace_list(path: str = "") -> str:
-                """List a directory of the workspace."""
-                engine = self._engine()
-                return self._as_text(
-                    lambda: render_list(engine.files, engine.key(path), depth, 0, page_size)
-                )
-
-            commands[WorkspaceList] = workspace_list
-        glob = self._param(self.workspace_glob, WorkspaceGlob, COMMAND)
-        if glob is not None:
-            glob_max = glob.max_results
-
-            def workspace_glob(pattern: str) -> str:
-                """Find workspace files by glob pattern."""
-                engine = self._engine()
-                return self._as_text(lambda: render_glob(engine.files, pattern, "", glob_max))
-
-            commands[WorkspaceGlob] = workspace_glob
-        grep = self._param(self.workspace_grep, WorkspaceGrep, COMMAND)
-        if grep is not None:
-            grep_max, grep_line = grep.max_results, grep.max_line_length
-
-            def workspace_grep(pattern: str) -> str:
-                """Search workspace file contents with a regular expression."""
-                engine = self._engine()
-                return self._as_text(
-                    lambda: render_grep(engine.files, pattern, "", "", grep_max, grep_line)
-                )
-
-            commands[WorkspaceGrep] = workspace_grep
-        media = self._param(self.expand_media_refs, ExpandMediaRefs, COMMAND)
-        if media is not None:
-
-            def expand_media_refs(prompt: str) -> list[Any]:
-                """Replace ``!!pattern`` tokens of a prompt with the matching workspace images."""
-                return self._expand_media(prompt)
-
-            commands[ExpandMediaRefs] = expand_media_refs
-        if self._rag_on():
-            from akgentic_workspace.rag.card_tools import rag_commands
-
-            commands.update(rag_commands(self))
-        if not self.read_only:
-            commands.update(self._write_commands())
-        return commands
-
-    def _write_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
-        if self._param(self.workspace_write, WorkspaceWrite, COMMAND) is not None:
-
-            def workspace_write(filepath: str, content: RestOfLine) -> str:
-                """Write a file of the workspace with the rest of the line as its content."""
-                engine = self._engine()
-
-                def run() -> str:
-                    engine.write(filepath, content, human=True)
-                    return f"Written: {engine.key(filepath)} ({len(content.encode())} bytes)"
-
-                return self._as_text(run)
-
-            commands[WorkspaceWrite] = workspace_write
-        if self._param(self.workspace_delete, WorkspaceDelete, COMMAND) is not None:
-
-            def workspace_delete(filepath: str) -> str:
-                """Delete a file of the workspace."""
-                return self._as_text(lambda: self._engine().delete(filepath, human=True))
-
-            commands[WorkspaceDelete] = workspace_delete
-        if self._param(self.workspace_mkdir, WorkspaceMkdir, COMMAND) is not None:
-
-            def workspace_mkdir(path: str) -> str:
-                """Create a directory of the workspace."""
-                return self._as_text(lambda: self._engine().mkdir(path))
-
-            commands[WorkspaceMkdir] = workspace_mkdir
-        rmdir = self._param(self.workspace_rmdir, WorkspaceRmdir, COMMAND)
-        if rmdir is not None:
-            recursive = rmdir.allow_recursive
-
-            def workspace_rmdir(path: str) -> str:
-                """Remove a directory of the workspace."""
-                return self._as_text(
-                    lambda: self._engine().rmdir(path, recursive, False, human=True)
-                )
-
-            commands[WorkspaceRmdir] = workspace_rmdir
-        if self._param(self.workspace_exec, WorkspaceExec, COMMAND) is not None:
-
-            def workspace_exec(command: RestOfLine) -> str:
-                """Run a shell line in the sandbox (as ``bash -c <line>``)."""
-                import shlex
-
-                return self._as_text(
-                    lambda: self._exec(f"bash -c {shlex.quote(command)}", "", human=True)
-                )
-
-            def workspace_exec_result(run_id: str) -> str:
-                """Collect the output of a run still in progress."""
-                return self._as_text(lambda: self._exec_result(run_id))
-
-            commands[WorkspaceExec] = workspace_exec
-            commands[_ExecResultCommand] = workspace_exec_result
-        return commands
+        return workspace_exec_result
 
     def _expand_media(self, prompt: str) -> list[Any]:
         import re
