@@ -480,10 +480,11 @@ class WorkspaceTool(CapabilityCard):
         grep_max, grep_line = param.max_results, param.max_line_length
 
         def workspace_grep(pattern: str, path: str = "", include: str = "") -> str:
-            """Search file contents with a Python regular expression.
+            """Search file contents with a regular expression (RE2 syntax, linear time).
 
             Args:
-                pattern: The regular expression, matched per line.
+                pattern: The regular expression, matched per line; no backreferences
+                    or lookaround.
                 path: File or directory to search.
                 include: Only files matching this glob (``*.py``).
             """
