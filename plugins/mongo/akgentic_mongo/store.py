@@ -80,9 +80,17 @@ from akgentic.team.models import (
     TeamOwner,
     TeamStatus,
 )
-from akgentic.team.stores import Decide, Payload, StoreBase, repeated_event
-from akgentic.team.stores.claims import claim_error
-from akgentic.team.stores.codec import decode_process, encode_event, encode_process, encode_state
+from akgentic.team.stores import (
+    Decide,
+    Payload,
+    StoreBase,
+    claim_error,
+    decode_process,
+    encode_event,
+    encode_process,
+    encode_state,
+    repeated_event,
+)
 from akgentic_mongo.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_mongo.url import parse_mongo_url, redact
 

@@ -53,8 +53,16 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from akgentic.team.errors import DuplicateEventError, EventStoreError, InvalidStoreURLError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
-from akgentic.team.stores import Decide, Payload, StoreBase, repeated_event
-from akgentic.team.stores.codec import decode_process, encode_event, encode_process, encode_state
+from akgentic.team.stores import (
+    Decide,
+    Payload,
+    StoreBase,
+    decode_process,
+    encode_event,
+    encode_process,
+    encode_state,
+    repeated_event,
+)
 from akgentic_postgres.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_postgres.schema import SCHEMA_VERSION, Tables, create_schema, installed_version
 from akgentic_postgres.url import PostgresURL, parse_postgres_url
