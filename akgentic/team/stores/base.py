@@ -21,7 +21,9 @@ the optional batch, paging, takeover and raw-read ones) once:
 
 A store subclasses it and implements the primitives, each documented below with
 its contract. They are protected methods (one leading underscore): only
-StoreBase calls them, and it calls them only on an open store. The primitives:
+StoreBase calls them, and only on an open store, but for ``_release_hold`` and
+``_hold_alive``, which must work after ``close`` too. ``_stored_sequences`` and
+``_max_sequence`` have defaults reading through ``_scan_events``. The primitives:
 
 ======================  ======================================================
 reads (as stored)       :meth:`~StoreBase._read_team`, :meth:`~StoreBase._scan_events`,
