@@ -138,14 +138,11 @@ if TYPE_CHECKING:
         TeamClaimLostError,
         TeamError,
         TeamNotFoundError,
+        TeamOwnedError,
         TeamStateError,
     )
     from akgentic.team.manager import (
         TeamManager,
-    )
-    from akgentic.team.metadata import (
-        derive_metadata_indexes,
-        metadata_filter_entries,
     )
     from akgentic.team.models import (
         AgentStateSnapshot,
@@ -153,32 +150,30 @@ if TYPE_CHECKING:
         Process,
         TeamOwner,
         TeamStatus,
-        utc_now,
     )
     from akgentic.team.ownership import (
         TeamId,
         as_team_id,
     )
-    from akgentic.team.store import (
-        RawTeam,
-        check_page,
+    from akgentic.team.stores.base import (
+        Decide,
+        Payload,
+        StoreBase,
+        repeated_event,
     )
     from akgentic.team.stores.claims import (
+        LockFileClaims,
+        LockFileHolds,
         claim_error,
     )
     from akgentic.team.stores.codec import (
         compact_dumps,
         decode_event,
         decode_process,
-        decode_state,
         encode_event,
         encode_process,
         encode_state,
         loads,
-    )
-    from akgentic.team.stores.common import (
-        ClosingStore,
-        matching_teams,
     )
     from akgentic.team.stores.kit import (
         DriverModule,
@@ -196,8 +191,6 @@ if TYPE_CHECKING:
         Capability,
         CapabilityCard,
         SameAsTool,
-        serve_commands,
-        serve_tools,
     )
     from akgentic.tool.core.card import (
         ToolCard,
@@ -383,6 +376,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "akgentic.sandbox.selection": ("resolve_sandbox_backend",),
     "akgentic.team.card": ("TeamCard",),
     "akgentic.team.errors": (
+        "TeamOwnedError",
         "DuplicateEventError",
         "EventStoreError",
         "InvalidStoreURLError",
@@ -393,40 +387,36 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamStateError",
     ),
     "akgentic.team.manager": ("TeamManager",),
-    "akgentic.team.metadata": (
-        "derive_metadata_indexes",
-        "metadata_filter_entries",
-    ),
     "akgentic.team.models": (
         "AgentStateSnapshot",
         "PersistedEvent",
         "Process",
         "TeamOwner",
         "TeamStatus",
-        "utc_now",
     ),
     "akgentic.team.ownership": (
         "TeamId",
         "as_team_id",
     ),
-    "akgentic.team.store": (
-        "RawTeam",
-        "check_page",
+    "akgentic.team.stores.base": (
+        "Decide",
+        "Payload",
+        "StoreBase",
+        "repeated_event",
     ),
-    "akgentic.team.stores.claims": ("claim_error",),
+    "akgentic.team.stores.claims": (
+        "LockFileClaims",
+        "LockFileHolds",
+        "claim_error",
+    ),
     "akgentic.team.stores.codec": (
         "compact_dumps",
         "decode_event",
         "decode_process",
-        "decode_state",
         "encode_event",
         "encode_process",
         "encode_state",
         "loads",
-    ),
-    "akgentic.team.stores.common": (
-        "ClosingStore",
-        "matching_teams",
     ),
     "akgentic.team.stores.kit": (
         "DriverModule",
@@ -440,8 +430,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "CapabilityCard",
         "SAME_AS_TOOL",
         "SameAsTool",
-        "serve_commands",
-        "serve_tools",
     ),
     "akgentic.tool.core.card": ("ToolCard",),
     "akgentic.tool.core.channels": (
@@ -568,7 +556,6 @@ __all__ = [
     "Capability",
     "CapabilityCard",
     "Channels",
-    "ClosingStore",
     "ClusterError",
     "ClusterKey",
     "Collection",
@@ -576,6 +563,7 @@ __all__ = [
     "CommandParseError",
     "ConsolePaneSpec",
     "ContextState",
+    "Decide",
     "DriverModule",
     "DuplicateEventError",
     "EmbedderSpec",
@@ -588,16 +576,18 @@ __all__ = [
     "InMemoryStorage",
     "InvalidStoreURLError",
     "KeywordIndex",
+    "LockFileClaims",
+    "LockFileHolds",
     "Message",
     "MessageTypeSpec",
     "ModelRow",
     "ModelSwitchToolObserver",
     "PaneSource",
+    "Payload",
     "PersistedEvent",
     "Placement",
     "Process",
     "ProxyWrapper",
-    "RawTeam",
     "RecordingObserver",
     "ResourceLimits",
     "RestOfLine",
@@ -612,6 +602,7 @@ __all__ = [
     "SearchActorConfig",
     "SearchResult",
     "SerializableBaseModel",
+    "StoreBase",
     "StreamCapture",
     "TeamCard",
     "TeamCardError",
@@ -621,6 +612,7 @@ __all__ = [
     "TeamId",
     "TeamManager",
     "TeamNotFoundError",
+    "TeamOwnedError",
     "TeamOwner",
     "TeamStateError",
     "TeamStatus",
@@ -647,7 +639,6 @@ __all__ = [
     "build_backend",
     "build_embedder",
     "check_entries",
-    "check_page",
     "check_remove",
     "check_search",
     "check_team_delete",
@@ -660,8 +651,6 @@ __all__ = [
     "current_registry",
     "decode_event",
     "decode_process",
-    "decode_state",
-    "derive_metadata_indexes",
     "encode_event",
     "encode_process",
     "encode_state",
@@ -677,14 +666,13 @@ __all__ = [
     "keyword_match",
     "latest_rows",
     "loads",
-    "matching_teams",
-    "metadata_filter_entries",
     "model_input",
     "needs_store_actor",
     "normalize_system_prompt_to_llm_context",
     "open_event_store",
     "pump_pipes",
     "ranked_hits",
+    "repeated_event",
     "replay_tool_state",
     "resolve_param",
     "resolve_sandbox_backend",
@@ -698,13 +686,10 @@ __all__ = [
     "semantic_scores",
     "semantic_switch",
     "serialize_base_model",
-    "serve_commands",
-    "serve_tools",
     "stable_object_id",
     "state_events_after",
     "typed_values",
     "unavailable_sentence",
-    "utc_now",
     "validate_command",
     "writer_team",
 ]

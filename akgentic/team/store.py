@@ -30,7 +30,9 @@ Reading a log in pages is optional for a store: :class:`PagedEventStore` adds
 when the store has it and otherwise slices :meth:`EventStore.load_events`, so
 a third-party store written before paging keeps working unchanged.
 
-Store plugins prove they meet this contract by subclassing
+A store need not implement these methods itself: :class:`akgentic.team.stores.StoreBase`
+implements them all (the claim and epoch policy included) over a few driver
+primitives. Store plugins prove they meet this contract by subclassing
 :class:`akgentic.testing.EventStoreContract`.
 """
 

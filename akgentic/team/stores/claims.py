@@ -17,7 +17,9 @@ reporting a free team as owned.
 
 The epoch fence itself lives in each store's team record; this module only
 answers "may I claim?" and "is somebody holding it?". :func:`claim_error`
-builds the error raised when a live owner holds a team. See ``docs/teams.md``.
+builds the error raised when a live owner holds a team, and :class:`LockFileHolds`
+gives a :class:`~akgentic.team.stores.base.StoreBase` its hold primitives over a
+:class:`LockFileClaims`. See ``docs/teams.md``.
 """
 
 from __future__ import annotations
@@ -30,14 +32,14 @@ from pathlib import Path
 from uuid import UUID
 
 from akgentic.team.errors import TeamOwnedError
-from akgentic.team.models import Process
+from akgentic.team.models import Process, TeamOwner
 
 try:  # POSIX only; elsewhere claims are kept within one process.
     import fcntl
 except ImportError:  # pragma: no cover - non-POSIX platforms
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["PROBE_WAIT", "LockFileClaims", "claim_error"]
+__all__ = ["PROBE_WAIT", "LockFileClaims", "LockFileHolds", "claim_error"]
 
 PROBE_WAIT = 5.0
 """Seconds a claim waits for probes (shared locks) to let go when no owner holds the lock."""
@@ -169,3 +171,29 @@ class LockFileClaims:
         for fd in held.values():
             if fd >= 0:
                 os.close(fd)
+
+
+class LockFileHolds:
+    """The hold primitives of a ``StoreBase`` over its ``_claims`` (a :class:`LockFileClaims`).
+
+    Mixed in before ``StoreBase`` by the file-backed stores; ``_hold_fault`` says
+    what a failure to take the lock (an unwritable directory) means there.
+    """
+
+    _claims: LockFileClaims
+
+    def _hold_fault(self, team_id: UUID, exc: OSError) -> Exception:
+        """The store error for ``exc``, raised while taking the lock of ``team_id``."""
+        raise NotImplementedError
+
+    def _take_hold(self, team_id: UUID, owner: TeamOwner) -> object | None:
+        try:
+            return True if self._claims.acquire(team_id) else None
+        except OSError as exc:
+            raise self._hold_fault(team_id, exc) from None
+
+    def _release_hold(self, team_id: UUID) -> None:
+        self._claims.release(team_id)
+
+    def _hold_alive(self, team_id: UUID) -> bool:
+        return self._claims.is_held(team_id)

@@ -45,43 +45,30 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from itertools import chain
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
-from akgentic.core.utils.serializer import class_path, serialize, shared_addresses
+from akgentic.core.utils.serializer import class_path, serialize
 from akgentic.team.errors import (
-    DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
     StoreUnreadableError,
     TeamClaimLostError,
-    TeamNotFoundError,
-    TeamStateError,
 )
-from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import (
-    AgentStateSnapshot,
-    PersistedEvent,
-    Process,
-    TeamOwner,
-    TeamStatus,
-    utc_now,
-)
-from akgentic.team.store import RawTeam, check_page
-from akgentic.team.stores.claims import LockFileClaims, claim_error
+from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+from akgentic.team.stores.base import Decide, Payload, StoreBase
+from akgentic.team.stores.claims import LockFileClaims, LockFileHolds
 from akgentic.team.stores.codec import (
-    decode_event,
     decode_process,
-    decode_state,
     encode_event_row,
     encode_process,
     encode_state,
 )
-from akgentic.team.stores.common import ClosingStore, matching_teams
 from akgentic.team.stores.sqlite_faults import check_file, fault
 from akgentic.team.urls import parse_file_url
 
@@ -180,14 +167,17 @@ def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
     )
 
 
-class SqliteEventStore(ClosingStore):
+class SqliteEventStore(LockFileHolds, StoreBase):
     """Event store in one SQLite database file (see the module docstring for guarantees).
 
     ``path=None`` (or ``":memory:"``) keeps everything in memory, for tests.
     ``synchronous`` is ``"full"`` (default: fsync on every commit),
     ``"normal"`` or ``"extra"``; ``timeout`` is how long a write waits for
-    another process's lock, in seconds.
+    another process's lock, in seconds. The claim and epoch policy is
+    :class:`~akgentic.team.stores.base.StoreBase`'s; this class is its driver.
     """
+
+    _logger = logger
 
     def __init__(
         self,
@@ -313,29 +303,89 @@ class SqliteEventStore(ClosingStore):
         except sqlite3.Error as exc:
             raise fault(self.path, exc) from None
 
-    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         """Run one query under the lock; failures become store errors."""
         with self._lock, self._faults():
             return self._connection().execute(sql, params).fetchall()
 
-    def _check_epoch(self, cur: sqlite3.Cursor, team_id: UUID, epoch: int | None) -> None:
+    def _fence(self, cur: sqlite3.Cursor, team_id: UUID, epoch: int | None) -> None:
         """Inside a write transaction: refuse unless the record still holds ``epoch``."""
-        if epoch is None:
-            return
-        row = cur.execute(_EPOCH_SQL, (str(team_id),)).fetchone()
-        current = None if row is None else int(row[0])
-        if current != epoch:
-            raise TeamClaimLostError(team_id, epoch, current)
+        if epoch is not None:
+            row = cur.execute(_EPOCH_SQL, (str(team_id),)).fetchone()
+            self._check_epoch(team_id, epoch, None if row is None else int(row[0]))
 
-    # -- events -----------------------------------------------------------
-    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
-        """Append one event (``DuplicateEventError`` if its sequence is taken)."""
-        self.save_events((event,), epoch=epoch)
+    def _hold_fault(self, team_id: UUID, exc: OSError) -> Exception:
+        return fault(self.path, exc)
 
-    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
-        """Append several events in one transaction: all of them or none (fenced by ``epoch``)."""
-        if not events:
-            return
+    # -- primitives: reads --------------------------------------------------
+    def _read_team(self, team_id: UUID) -> Payload | None:
+        rows = self._read("SELECT payload FROM teams WHERE team_id = ?", (str(team_id),))
+        return str(rows[0][0]) if rows else None
+
+    def _scan_events(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None,
+        before_sequence: int | None,
+        limit: int | None,
+        newest: bool,
+    ) -> list[tuple[int, Payload]]:
+        """One range read of the primary key, in one query."""
+        order = "DESC" if newest else "ASC"
+        rows = self._read(
+            "SELECT sequence, payload FROM events WHERE team_id = ? AND sequence > ?"
+            f" AND sequence < ? ORDER BY sequence {order} LIMIT ?",
+            (
+                str(team_id),
+                -1 if after_sequence is None else after_sequence,
+                _NO_BOUND if before_sequence is None else before_sequence,
+                -1 if limit is None else limit,
+            ),
+        )
+        if newest:
+            rows.reverse()
+        return rows
+
+    def _read_states(self, team_id: UUID) -> list[tuple[str, Payload]]:
+        return self._read(
+            "SELECT agent_id, payload FROM agent_states WHERE team_id = ? ORDER BY agent_id",
+            (str(team_id),),
+        )
+
+    def _scan_teams(
+        self, user_id: str | None, status: TeamStatus | None, entries: Sequence[str]
+    ) -> list[tuple[Any, Payload]]:
+        """Every value a bound parameter; metadata terms are ``EXISTS`` checks on the index."""
+        clauses: list[str] = []
+        params: list[str] = []
+        if user_id is not None:
+            clauses.append("t.user_id = ?")
+            params.append(user_id)
+        if status is not None:
+            clauses.append("t.status = ?")
+            params.append(str(status.value))
+        for entry in entries:
+            clauses.append(
+                "EXISTS (SELECT 1 FROM team_metadata_index m "
+                "WHERE m.team_id = t.team_id AND m.entry = ?)"
+            )
+            params.append(entry)
+        sql = "SELECT t.team_id, t.payload FROM teams t"
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        return self._read(sql, params)
+
+    def _stored_keys(self) -> list[Any]:
+        rows = self._read(
+            "SELECT team_id FROM teams UNION SELECT DISTINCT team_id FROM events "
+            "UNION SELECT DISTINCT team_id FROM agent_states"
+        )
+        return [row[0] for row in rows]
+
+    # -- primitives: writes -------------------------------------------------
+    def _append(self, events: Sequence[PersistedEvent], epoch: int | None) -> None:
+        """One statement for a batch of one team (the common case), else one transaction."""
         rows = [_event_row(event) for event in events]
         team = rows[0][0]
         try:
@@ -345,9 +395,7 @@ class SqliteEventStore(ClosingStore):
             with self._transaction() as cur:
                 # One fence check per team and transaction (a batch is one team's).
                 for other in {row[0] for row in rows}:
-                    self._check_epoch(
-                        cur, events[0].team_id if other == team else UUID(other), epoch
-                    )
+                    self._fence(cur, events[0].team_id if other == team else UUID(other), epoch)
                 for start in range(0, len(rows), _CHUNK):
                     size, params = _padded(rows[start : start + _CHUNK])
                     cur.execute(_insert_sql(size, False), params)
@@ -379,84 +427,13 @@ class SqliteEventStore(ClosingStore):
             row = conn.execute(_EPOCH_SQL, (str(team_id),)).fetchone()
         raise TeamClaimLostError(team_id, epoch, None if row is None else int(row[0]))
 
-    def _duplicate(self, events: Sequence[PersistedEvent]) -> DuplicateEventError:
-        seen: set[tuple[UUID, int]] = set()
-        for event in events:
-            key = (event.team_id, event.sequence)
-            if key in seen:
-                return DuplicateEventError(*key)
-            seen.add(key)
-        for team_id, sequence in seen:
-            found = self._read(
-                "SELECT 1 FROM events WHERE team_id = ? AND sequence = ?",
-                (str(team_id), sequence),
-            )
-            if found:
-                return DuplicateEventError(team_id, sequence)
-        first = events[0]
-        return DuplicateEventError(first.team_id, first.sequence)
-
-    def load_events(self, team_id: UUID) -> list[PersistedEvent]:
-        """Every event of the team, by ascending sequence, read in one query."""
-        rows = self._read(
-            "SELECT sequence, payload FROM events WHERE team_id = ? ORDER BY sequence",
-            (str(team_id),),
-        )
-        with shared_addresses():
-            return [
-                decode_event(str(payload), team_id, int(str(sequence)))
-                for sequence, payload in rows
-            ]
-
-    def load_events_page(
-        self,
-        team_id: UUID,
-        *,
-        after_sequence: int | None = None,
-        before_sequence: int | None = None,
-        limit: int | None = None,
-        newest: bool = False,
-    ) -> list[PersistedEvent]:
-        """A window of the log, by ascending sequence, read by the primary key's range."""
-        check_page(after_sequence, before_sequence, limit)
-        order = "DESC" if newest else "ASC"
-        rows = self._read(
-            "SELECT sequence, payload FROM events WHERE team_id = ? AND sequence > ?"
-            f" AND sequence < ? ORDER BY sequence {order} LIMIT ?",
-            (
-                str(team_id),
-                -1 if after_sequence is None else after_sequence,
-                _NO_BOUND if before_sequence is None else before_sequence,
-                -1 if limit is None else limit,
-            ),
-        )
-        if newest:
-            rows = rows[::-1]
-        with shared_addresses():
-            return [
-                decode_event(str(payload), team_id, int(str(sequence)))
-                for sequence, payload in rows
-            ]
-
-    def get_max_sequence(self, team_id: UUID) -> int:
-        """Highest stored sequence of the team, 0 when it has no event."""
-        rows = self._read(
-            "SELECT COALESCE(MAX(sequence), 0) FROM events WHERE team_id = ?", (str(team_id),)
-        )
-        return int(str(rows[0][0]))
-
-    # -- teams ------------------------------------------------------------
-    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
-        """Upsert the team record and replace its metadata index entries (fenced by ``epoch``)."""
+    def _put_team(self, process: Process, epoch: int | None) -> None:
         with self._transaction() as cur:
-            self._check_epoch(cur, process.team_id, epoch)
-            self._write_team(
-                cur, process if epoch is None else process.model_copy(update={"epoch": epoch})
-            )
+            self._fence(cur, process.team_id, epoch)
+            self._write_team(cur, process)
 
     def _write_team(self, cur: sqlite3.Cursor, process: Process) -> None:
-        entries = derive_metadata_indexes(process.metadata)
-        process = process.model_copy(update={"metadata_indexes": entries})
+        """Upsert the record and replace its metadata index entries (already derived)."""
         team_id = str(process.team_id)
         cur.execute(
             "INSERT INTO teams (team_id, user_id, status, created_at, updated_at, payload) "
@@ -476,78 +453,12 @@ class SqliteEventStore(ClosingStore):
         cur.execute("DELETE FROM team_metadata_index WHERE team_id = ?", (team_id,))
         cur.executemany(
             "INSERT OR IGNORE INTO team_metadata_index (entry, team_id) VALUES (?, ?)",
-            [(entry, team_id) for entry in entries],
+            [(entry, team_id) for entry in process.metadata_indexes],
         )
 
-    def load_team(self, team_id: UUID) -> Process | None:
-        """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
-        rows = self._read("SELECT payload FROM teams WHERE team_id = ?", (str(team_id),))
-        return None if not rows else decode_process(str(rows[0][0]), str(team_id))
-
-    def load_raw_team(self, team_id: UUID) -> RawTeam:
-        """What the store holds of a team as stored text, no class imported (for checks)."""
-        key = (str(team_id),)
-        records = self._read("SELECT payload FROM teams WHERE team_id = ?", key)
-        events = self._read(
-            "SELECT sequence, payload FROM events WHERE team_id = ? ORDER BY sequence", key
-        )
-        states = self._read(
-            "SELECT agent_id, payload FROM agent_states WHERE team_id = ? ORDER BY agent_id", key
-        )
-        return RawTeam(
-            record=str(records[0][0]) if records else None,
-            events=[(int(str(sequence)), str(payload)) for sequence, payload in events],
-            states=[(str(agent_id), str(payload)) for agent_id, payload in states],
-        )
-
-    def delete_team(self, team_id: UUID) -> None:
-        """Remove everything of one team in one transaction (no error if unknown)."""
-        key = (str(team_id),)
+    def _put_state(self, snapshot: AgentStateSnapshot, epoch: int | None) -> None:
         with self._transaction() as cur:
-            cur.execute("DELETE FROM agent_states WHERE team_id = ?", key)
-            cur.execute("DELETE FROM events WHERE team_id = ?", key)
-            cur.execute("DELETE FROM team_metadata_index WHERE team_id = ?", key)
-            cur.execute("DELETE FROM teams WHERE team_id = ?", key)
-        self._claims.forget(team_id)
-
-    def list_teams(
-        self,
-        user_id: str | None = None,
-        status: TeamStatus | None = None,
-        metadata: Mapping[str, str] | None = None,
-    ) -> list[Process]:
-        """Team records matching every filter (equality only, AND), oldest first.
-
-        Every value is a bound parameter; metadata terms are ``EXISTS`` checks
-        against the index table, AND-ed with the ``user_id`` term.
-        """
-        clauses: list[str] = []
-        params: list[str] = []
-        if user_id is not None:
-            clauses.append("t.user_id = ?")
-            params.append(user_id)
-        if status is not None:
-            clauses.append("t.status = ?")
-            params.append(str(TeamStatus(status).value))
-        entries = metadata_filter_entries(metadata)
-        for entry in entries:
-            clauses.append(
-                "EXISTS (SELECT 1 FROM team_metadata_index m "
-                "WHERE m.team_id = t.team_id AND m.entry = ?)"
-            )
-            params.append(entry)
-        sql = "SELECT t.team_id, t.payload FROM teams t"
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
-        sql += " ORDER BY t.created_at, t.team_id"
-        rows = self._read(sql, params)
-        return matching_teams(((row[0], row[1]) for row in rows), user_id, status, entries, logger)
-
-    # -- agent states -----------------------------------------------------
-    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
-        """Upsert the latest state of ``(team_id, agent_id)`` (fenced by ``epoch``)."""
-        with self._transaction() as cur:
-            self._check_epoch(cur, snapshot.team_id, epoch)
+            self._fence(cur, snapshot.team_id, epoch)
             cur.execute(
                 "INSERT INTO agent_states (team_id, agent_id, name, updated_at, payload) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (team_id, agent_id) DO UPDATE SET "
@@ -562,99 +473,34 @@ class SqliteEventStore(ClosingStore):
                 ),
             )
 
-    def load_agent_states(self, team_id: UUID) -> list[AgentStateSnapshot]:
-        """Every agent snapshot of the team, ordered by agent id."""
-        rows = self._read(
-            "SELECT agent_id, payload FROM agent_states WHERE team_id = ? ORDER BY agent_id",
-            (str(team_id),),
-        )
-        return [decode_state(str(payload), team_id, str(agent_id)) for agent_id, payload in rows]
+    def _erase_team(self, team_id: UUID) -> None:
+        """Every table in one transaction; then the team's lock file goes too."""
+        key = (str(team_id),)
+        with self._transaction() as cur:
+            for table in ("agent_states", "events", "team_metadata_index", "teams"):
+                cur.execute(f"DELETE FROM {table} WHERE team_id = ?", key)
+        self._claims.forget(team_id)
 
-    # -- claims and checks ------------------------------------------------
-    def claim_team(
-        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
-    ) -> Process:
-        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
-        self._connection()
-        try:
-            acquired = self._claims.acquire(team_id)
-        except OSError as exc:
-            raise fault(self.path, exc) from None
-        if not acquired:
-            raise claim_error(team_id, self.load_team(team_id))
-        try:
-            with self._transaction() as cur:
-                row = cur.execute(
-                    "SELECT payload FROM teams WHERE team_id = ?", (str(team_id),)
-                ).fetchone()
-                if create is not None:
-                    if row is not None:
-                        raise TeamStateError(team_id, "exists", f"team {team_id} already exists")
-                    claimed = create.model_copy(
-                        update={"team_id": team_id, "owner": owner, "epoch": 1}
-                    )
-                else:
-                    if row is None:
-                        raise TeamNotFoundError(team_id)
-                    record = decode_process(row[0], str(team_id))
-                    claimed = record.model_copy(
-                        update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
-                    )
-                self._write_team(cur, claimed)
-        except BaseException:
-            self._claims.release(team_id)
-            raise
-        return claimed
+    # -- primitives: ownership and checks -------------------------------------
+    def _cas_team(self, team_id: UUID, decide: Decide, hold: object | None) -> Process:
+        """Read and write the record in one ``BEGIN IMMEDIATE`` transaction.
 
-    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
-        """Bump the epoch from ``epoch`` for ``owner``, lock held or not (``TakeoverEventStore``).
-
-        The compare-and-set runs in one ``BEGIN IMMEDIATE`` transaction, the
-        same kind every fenced write checks its epoch in, so a write of the
-        previous owner lands wholly before the takeover or is refused after
-        it. No lock file is taken or dropped: a frozen previous owner keeps its
-        ``flock`` until it wakes (and is fenced) or dies; the caller's lease
-        stands for liveness. A process frozen inside a write transaction holds
-        SQLite's write lock, so this waits for it up to the store's ``timeout``.
+        The kind every fenced write checks its epoch in, so a write of a previous
+        owner lands wholly before a takeover or is refused after it. A takeover
+        takes no lock file: a frozen previous owner keeps its ``flock`` until it
+        wakes (and is fenced) or dies. A process frozen inside a write
+        transaction holds SQLite's write lock, so this waits for it up to the
+        store's ``timeout``.
         """
         with self._transaction() as cur:
             row = cur.execute(
                 "SELECT payload FROM teams WHERE team_id = ?", (str(team_id),)
             ).fetchone()
-            if row is None:
-                raise TeamNotFoundError(team_id)
-            record = decode_process(row[0], str(team_id))
-            if record.epoch != epoch:
-                raise TeamClaimLostError(team_id, epoch, record.epoch)
-            claimed = record.model_copy(
-                update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
-            )
-            self._write_team(cur, claimed)
-        return claimed
+            written = decide(None if row is None else decode_process(row[0], str(team_id)))
+            self._write_team(cur, written)
+        return written
 
-    def release_team(self, team_id: UUID) -> None:
-        """Drop this store's lock on ``team_id``."""
-        self._claims.release(team_id)
-
-    def claim_held(self, team_id: UUID) -> bool:
-        """Whether a live process holds the lock of ``team_id``."""
-        return self._claims.is_held(team_id)
-
-    def stored_team_ids(self) -> set[UUID]:
-        """Team ids found in any of the three tables."""
-        rows = self._read(
-            "SELECT team_id FROM teams UNION SELECT DISTINCT team_id FROM events "
-            "UNION SELECT DISTINCT team_id FROM agent_states"
-        )
-        found: set[UUID] = set()
-        for (value,) in rows:
-            try:
-                found.add(UUID(str(value)))
-            except ValueError:
-                logger.warning("SQLite store %s holds a row with team id %r", self.path, value)
-        return found
-
-    def check_integrity(self) -> list[str]:
+    def _check_integrity(self) -> list[str]:
         """``PRAGMA integrity_check`` plus the table layout this store expects."""
         rows = self._read("PRAGMA integrity_check")
         problems = [str(row[0]) for row in rows if str(row[0]).lower() != "ok"]
@@ -669,6 +515,7 @@ class SqliteEventStore(ClosingStore):
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
         """Close the connection and drop this store's claims (idempotent)."""
+        self._closed = True
         claims = getattr(self, "_claims", None)
         if claims is not None:
             claims.close()

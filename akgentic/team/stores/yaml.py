@@ -38,7 +38,7 @@ import shutil
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,39 +46,18 @@ from uuid import UUID
 
 import yaml
 
-from akgentic.core.utils.serializer import shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
     EventLogUnreadableError,
-    EventStoreError,
     InvalidStoreURLError,
     StoreUnreadableError,
-    TeamClaimLostError,
-    TeamNotFoundError,
     TeamOwnedError,
     TeamRecordUnreadableError,
-    TeamStateError,
 )
-from akgentic.team.metadata import derive_metadata_indexes, metadata_filter_entries
-from akgentic.team.models import (
-    AgentStateSnapshot,
-    PersistedEvent,
-    Process,
-    TeamOwner,
-    TeamStatus,
-    utc_now,
-)
-from akgentic.team.store import RawTeam, check_page
-from akgentic.team.stores.claims import LockFileClaims, claim_error
-from akgentic.team.stores.codec import (
-    decode_event,
-    decode_process,
-    decode_state,
-    dumps,
-    loads,
-    plain,
-)
-from akgentic.team.stores.common import ClosingStore
+from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
+from akgentic.team.stores.base import Decide, Payload, StoreBase
+from akgentic.team.stores.claims import LockFileClaims, LockFileHolds
+from akgentic.team.stores.codec import decode_process, dumps, loads, plain
 from akgentic.team.urls import parse_file_url
 
 try:  # POSIX advisory locks; without them only one process may write a team at a time.
@@ -141,11 +120,15 @@ class _LogIndex:
     maximum: int = 0
 
 
-class YamlEventStore(ClosingStore):
+class YamlEventStore(LockFileHolds, StoreBase):
     """Event store made of YAML files under ``root`` (see the module docstring).
 
-    ``fsync=False`` skips the fsync calls (faster, not power-cut safe).
+    ``fsync=False`` skips the fsync calls (faster, not power-cut safe). The claim
+    and epoch policy is :class:`~akgentic.team.stores.base.StoreBase`'s; this
+    class is its driver.
     """
+
+    _logger = logger
 
     def __init__(self, root: str | Path, *, fsync: bool = True) -> None:
         self.root = Path(root)
@@ -166,7 +149,6 @@ class YamlEventStore(ClosingStore):
         self.takeover_wait = 30.0
         self._epochs: dict[UUID, tuple[tuple[int, int, int], int]] = {}
         self.fsync = fsync
-        self._closed = False
         self._guard = threading.Lock()
         self._team_locks: dict[UUID, threading.RLock] = {}
         self._logs: dict[UUID, _LogIndex] = {}
@@ -191,10 +173,6 @@ class YamlEventStore(ClosingStore):
         cls.from_url(url).close()
 
     # -- helpers ----------------------------------------------------------
-    def _check_open(self) -> None:
-        if self._closed:
-            raise EventStoreError("this YamlEventStore is closed")
-
     def _team_dir(self, team_id: UUID) -> Path:
         return self.root / str(UUID(str(team_id)))
 
@@ -239,17 +217,32 @@ class YamlEventStore(ClosingStore):
         cached = self._epochs.get(team_id)
         if cached is not None and cached[0] == key:
             return cached[1]
-        raw = self._read_team(self._team_dir(team_id))
+        raw = self._read_record(self._team_dir(team_id))
         epoch = int(raw.get("epoch", 0) or 0) if isinstance(raw, dict) else 0
         self._epochs[team_id] = (key, epoch)
         return epoch
 
-    def _check_epoch(self, team_id: UUID, epoch: int | None) -> None:
+    @contextlib.contextmanager
+    def _fence(self, team_id: UUID, epoch: int | None, exclusive: bool) -> Iterator[None]:
+        """With ``epoch``: hold ``.write.lock`` (exclusive for the record) and check it under it.
+
+        A team without a record is refused before the lock file would create its
+        directory. Runs under the team's thread lock.
+        """
         if epoch is None:
+            yield
             return
-        current = self._stored_epoch(team_id)
-        if current != epoch:
-            raise TeamClaimLostError(team_id, epoch, current)
+        if self._stored_epoch(team_id) is None:
+            self._check_epoch(team_id, epoch, None)
+        with self._write_lock(team_id, exclusive=exclusive):
+            self._check_epoch(team_id, epoch, self._stored_epoch(team_id))
+            yield
+
+    def _hold_fault(self, team_id: UUID, exc: OSError) -> Exception:
+        return StoreUnreadableError(
+            f"cannot claim team {team_id} in the YAML store {self.root}: "
+            f"{exc.strerror or exc} (is the directory writable?)"
+        )
 
     def _sync_dir(self, path: Path) -> None:
         if not self.fsync:
@@ -314,28 +307,151 @@ class YamlEventStore(ClosingStore):
         self._logs[team_id] = index
         return index
 
-    # -- events -----------------------------------------------------------
-    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
-        """Append one event (``DuplicateEventError`` if its sequence is taken)."""
-        self.save_events((event,), epoch=epoch)
+    # -- primitives: reads --------------------------------------------------
+    def _read_record(self, team_dir: Path) -> Any:
+        try:
+            data = (team_dir / TEAM_FILE).read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            return _load_yaml(data, str(team_dir / TEAM_FILE))
+        except EventLogUnreadableError as exc:
+            raise TeamRecordUnreadableError(str(exc)) from exc
 
-    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
-        """Append events; a batch spanning several teams is written team by team."""
+    def _read_team(self, team_id: UUID) -> Payload | None:
+        with self._team_lock(team_id):
+            record: Payload | None = self._read_record(self._team_dir(team_id))
+        return record
+
+    def _read_log(self, team_id: UUID) -> bytes:
+        try:
+            return (self._team_dir(team_id) / EVENTS_FILE).read_bytes()
+        except FileNotFoundError:
+            return b""
+
+    def _scan_events(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None,
+        before_sequence: int | None,
+        limit: int | None,
+        newest: bool,
+    ) -> list[tuple[int, Payload]]:
+        """Each line's JSON data; an unfinished last record is skipped.
+
+        A window reads each line's sequence off its start and parses only the
+        window's lines, so a page of a long log costs no JSON parse of the rest.
+        """
+        whole = after_sequence is None and before_sequence is None and limit is None
+        with self._team_lock(team_id):
+            data = self._read_log(team_id)
+        complete = data.rfind(b"\n") + 1
+        if whole and complete < len(data):
+            logger.warning(
+                "events log of team %s ends with an incomplete record; ignoring it", team_id
+            )
+        lines = [line for line in data[:complete].splitlines() if line.strip()]
+        chosen: dict[int, Any] = {}
+        for number, line in enumerate(lines, start=1):
+            try:
+                raw: Any = loads(line[len(_RECORD_PREFIX) :]) if whole else line
+                sequence = int(raw["sequence"]) if whole else _record_sequence(line)
+            except (ValueError, KeyError, TypeError) as exc:
+                if number == len(lines):
+                    if whole:
+                        logger.warning("events log of team %s: last record unreadable", team_id)
+                    continue
+                raise EventLogUnreadableError(
+                    f"events log of team {team_id}, record {number}, is corrupt: {exc}"
+                ) from exc
+            if after_sequence is not None and sequence <= after_sequence:
+                continue
+            if before_sequence is not None and sequence >= before_sequence:
+                continue
+            chosen.setdefault(sequence, raw)
+        sequences = sorted(chosen)
+        if limit is not None and len(sequences) > limit:
+            sequences = sequences[-limit:] if newest else sequences[:limit]
+        if whole:
+            return [(sequence, chosen[sequence]) for sequence in sequences]
+        try:
+            return [(seq, loads(chosen[seq][len(_RECORD_PREFIX) :])) for seq in sequences]
+        except ValueError as exc:  # a record whose sequence read but whose JSON did not
+            raise EventLogUnreadableError(
+                f"events log of team {team_id} has a corrupt record: {exc}"
+            ) from exc
+
+    def _read_states(self, team_id: UUID) -> list[tuple[str, Payload]]:
+        with self._team_lock(team_id):
+            states = self._team_dir(team_id) / STATES_DIR
+            files = sorted(states.glob("*.yaml")) if states.is_dir() else []
+            raws = [(path, path.read_bytes()) for path in files if not path.name.startswith(".")]
+        found: list[tuple[str, Payload]] = []
+        for path, data in raws:
+            raw = _load_yaml(data, str(path))
+            agent_id = str(raw.get("agent_id", path.stem)) if isinstance(raw, dict) else path.stem
+            found.append((agent_id, raw))
+        found.sort(key=lambda item: item[0])
+        return found
+
+    def _scan_teams(
+        self, user_id: str | None, status: TeamStatus | None, entries: Sequence[str]
+    ) -> Iterator[tuple[Any, Payload]]:
+        """Every ``team.yaml``, its filters checked on the raw content before decoding."""
+        wanted = set(entries)
+        for team_dir in sorted(self.root.iterdir()):
+            if team_dir.name.startswith(".") or not team_dir.is_dir():
+                continue
+            try:
+                raw = self._read_record(team_dir)
+            except TeamRecordUnreadableError as exc:
+                logger.warning("list_teams skips an unreadable team record: %s", exc)
+                continue
+            if not isinstance(raw, dict):
+                continue
+            if user_id is not None and raw.get("user_id") != user_id:
+                continue
+            if status is not None and raw.get("status") != status.value:
+                continue
+            if wanted <= set(raw.get("metadata_indexes") or []):
+                yield team_dir.name, raw
+
+    def _stored_keys(self) -> list[Any]:
+        """Every team directory under the root (named by a team id)."""
+        found: list[Any] = []
+        for entry in self.root.iterdir():
+            if entry.name.startswith(".") or not entry.is_dir():
+                continue
+            with contextlib.suppress(ValueError):
+                found.append(UUID(entry.name))
+        return found
+
+    def _max_sequence(self, team_id: UUID) -> int:
+        with self._team_lock(team_id):
+            try:
+                fd = os.open(self._team_dir(team_id) / EVENTS_FILE, os.O_RDONLY)
+            except FileNotFoundError:
+                return 0
+            try:
+                return self._refresh(team_id, fd, repair=False).maximum
+            finally:
+                os.close(fd)
+
+    # -- primitives: writes -------------------------------------------------
+    def _append(self, events: Sequence[PersistedEvent], epoch: int | None) -> None:
+        """A batch spanning several teams is written team by team."""
         by_team: dict[UUID, list[PersistedEvent]] = {}
         for event in events:
             by_team.setdefault(event.team_id, []).append(event)
         for team_id, batch in by_team.items():
             if epoch is None:
-                self._append(team_id, batch)
+                self._append_team(team_id, batch)
                 continue
-            with self._team_lock(team_id):
-                if self._stored_epoch(team_id) is None:
-                    raise TeamClaimLostError(team_id, epoch, None)
-                with self._write_lock(team_id, exclusive=False):
-                    self._check_epoch(team_id, epoch)
-                    self._append(team_id, batch)
+            with self._team_lock(team_id), self._fence(team_id, epoch, exclusive=False):
+                self._append_team(team_id, batch)
 
-    def _append(self, team_id: UUID, events: list[PersistedEvent]) -> None:
+    def _append_team(self, team_id: UUID, events: list[PersistedEvent]) -> None:
         lines = [b"- " + dumps(event.model_dump()).encode("utf-8") + b"\n" for event in events]
         with self._team_lock(team_id):
             team_dir = self._team_dir(team_id)
@@ -373,151 +489,18 @@ class YamlEventStore(ClosingStore):
                 self._sync_dir(self.root)
                 self._sync_dir(team_dir)
 
-    def _read_log(self, team_id: UUID) -> bytes:
-        try:
-            return (self._team_dir(team_id) / EVENTS_FILE).read_bytes()
-        except FileNotFoundError:
-            return b""
-
-    def load_events(self, team_id: UUID) -> list[PersistedEvent]:
-        """Every event of the team by ascending sequence; an unfinished last record is skipped."""
-        records = self._raw_events(team_id)
-        with shared_addresses():
-            return [decode_event(records[seq], team_id, seq) for seq in sorted(records)]
-
-    def _raw_events(self, team_id: UUID) -> dict[int, dict[str, Any]]:
-        """The JSON data of every event line by sequence (nothing decoded into classes)."""
-        with self._team_lock(team_id):
-            data = self._read_log(team_id)
-        complete = data.rfind(b"\n") + 1
-        if complete < len(data):
-            logger.warning(
-                "events log of team %s ends with an incomplete record; ignoring it", team_id
-            )
-        lines = [line for line in data[:complete].splitlines() if line.strip()]
-        records: dict[int, dict[str, Any]] = {}
-        for number, line in enumerate(lines, start=1):
-            try:
-                raw = loads(line[len(_RECORD_PREFIX) :])
-                sequence = int(raw["sequence"])
-            except (ValueError, KeyError, TypeError) as exc:
-                if number == len(lines):
-                    logger.warning("events log of team %s: last record unreadable", team_id)
-                    continue
-                raise EventLogUnreadableError(
-                    f"events log of team {team_id}, record {number}, is corrupt: {exc}"
-                ) from exc
-            records.setdefault(sequence, raw)
-        return records
-
-    def load_events_page(
-        self,
-        team_id: UUID,
-        *,
-        after_sequence: int | None = None,
-        before_sequence: int | None = None,
-        limit: int | None = None,
-        newest: bool = False,
-    ) -> list[PersistedEvent]:
-        """A window of the log: sequences are read off each line, only the page is decoded."""
-        check_page(after_sequence, before_sequence, limit)
-        with self._team_lock(team_id):
-            data = self._read_log(team_id)
-        complete = data.rfind(b"\n") + 1
-        lines = [line for line in data[:complete].splitlines() if line.strip()]
-        chosen: dict[int, bytes] = {}
-        for number, line in enumerate(lines, start=1):
-            try:
-                sequence = _record_sequence(line)
-            except (ValueError, KeyError, TypeError) as exc:
-                if number == len(lines):
-                    continue  # an unfinished last record, as load_events skips it
-                raise EventLogUnreadableError(
-                    f"events log of team {team_id}, record {number}, is corrupt: {exc}"
-                ) from exc
-            if after_sequence is not None and sequence <= after_sequence:
-                continue
-            if before_sequence is not None and sequence >= before_sequence:
-                continue
-            chosen.setdefault(sequence, line)
-        sequences = sorted(chosen)
-        if limit is not None and len(sequences) > limit:
-            sequences = sequences[-limit:] if newest else sequences[:limit]
-        with shared_addresses():
-            try:
-                return [
-                    decode_event(loads(chosen[seq][len(_RECORD_PREFIX) :]), team_id, seq)
-                    for seq in sequences
-                ]
-            except ValueError as exc:  # a record whose sequence read but whose JSON did not
-                raise EventLogUnreadableError(
-                    f"events log of team {team_id} has a corrupt record: {exc}"
-                ) from exc
-
-    def get_max_sequence(self, team_id: UUID) -> int:
-        """Highest stored sequence of the team, 0 when it has no event."""
-        with self._team_lock(team_id):
-            try:
-                fd = os.open(self._team_dir(team_id) / EVENTS_FILE, os.O_RDONLY)
-            except FileNotFoundError:
-                return 0
-            try:
-                return self._refresh(team_id, fd, repair=False).maximum
-            finally:
-                os.close(fd)
-
-    # -- teams ------------------------------------------------------------
-    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
-        """Write ``team.yaml`` atomically (metadata index derived again; fenced by ``epoch``)."""
-        entries = derive_metadata_indexes(process.metadata)
-        update: dict[str, Any] = {"metadata_indexes": entries}
-        if epoch is not None:
-            update["epoch"] = epoch
-        process = process.model_copy(update=update)
-        with self._team_lock(process.team_id):
+    def _put_team(self, process: Process, epoch: int | None) -> None:
+        with self._team_lock(process.team_id), self._fence(process.team_id, epoch, True):
             target = self._team_dir(process.team_id) / TEAM_FILE
-            if epoch is None:
-                self._replace_file(target, _dump_yaml(process.model_dump()))
-                return
-            if self._stored_epoch(process.team_id) is None:
-                raise TeamClaimLostError(process.team_id, epoch, None)
-            with self._write_lock(process.team_id, exclusive=True):
-                self._check_epoch(process.team_id, epoch)
-                self._replace_file(target, _dump_yaml(process.model_dump()))
+            self._replace_file(target, _dump_yaml(process.model_dump()))
 
-    def _read_team(self, team_dir: Path) -> Any:
-        try:
-            data = (team_dir / TEAM_FILE).read_bytes()
-        except FileNotFoundError:
-            return None
-        try:
-            return _load_yaml(data, str(team_dir / TEAM_FILE))
-        except EventLogUnreadableError as exc:
-            raise TeamRecordUnreadableError(str(exc)) from exc
+    def _put_state(self, snapshot: AgentStateSnapshot, epoch: int | None) -> None:
+        with self._team_lock(snapshot.team_id), self._fence(snapshot.team_id, epoch, False):
+            states = self._team_dir(snapshot.team_id) / STATES_DIR
+            target = states / _state_file_name(snapshot.agent_id)
+            self._replace_file(target, _dump_yaml(snapshot.model_dump()))
 
-    def load_team(self, team_id: UUID) -> Process | None:
-        """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
-        with self._team_lock(team_id):
-            raw = self._read_team(self._team_dir(team_id))
-        if raw is None:
-            return None
-        return decode_process(raw, str(team_id))
-
-    def load_raw_team(self, team_id: UUID) -> RawTeam:
-        """What the store holds of a team as JSON data, no class imported (for checks)."""
-        with self._team_lock(team_id):
-            record = self._read_team(self._team_dir(team_id))
-            states = self._team_dir(team_id) / STATES_DIR
-            files = sorted(states.glob("*.yaml")) if states.is_dir() else []
-            raws = [(path, path.read_bytes()) for path in files if not path.name.startswith(".")]
-        events = self._raw_events(team_id)
-        return RawTeam(
-            record=record,
-            events=[(sequence, events[sequence]) for sequence in sorted(events)],
-            states=[(path.stem, _load_yaml(data, str(path))) for path, data in raws],
-        )
-
-    def delete_team(self, team_id: UUID) -> None:
+    def _erase_team(self, team_id: UUID) -> None:
         """Remove the team's directory: renamed away first (atomic), then erased."""
         with self._team_lock(team_id):
             team_dir = self._team_dir(team_id)
@@ -531,148 +514,32 @@ class YamlEventStore(ClosingStore):
             shutil.rmtree(graveyard, ignore_errors=True)
         self._claims.forget(team_id)
 
-    def list_teams(
-        self,
-        user_id: str | None = None,
-        status: TeamStatus | None = None,
-        metadata: Mapping[str, str] | None = None,
-    ) -> list[Process]:
-        """Team records matching every filter (equality only, AND), oldest first.
+    # -- primitives: ownership and checks -------------------------------------
+    def _cas_team(self, team_id: UUID, decide: Decide, hold: object | None) -> Process:
+        """Read and rewrite ``team.yaml`` under the team's exclusive ``.write.lock``.
 
-        Filters run on the raw file content before a record is validated.
+        The lock every fenced write checks its epoch under, so a write of a
+        previous owner lands wholly before a takeover or is refused after it.
+        The ``.owners`` lock is no part of it: a frozen previous owner keeps its
+        own until it wakes (and is fenced) or dies. An owner frozen in the
+        middle of a write holds ``.write.lock``: after :attr:`takeover_wait`
+        seconds a takeover gives up with ``TeamOwnedError`` and changes nothing.
         """
-        self._check_open()
-        wanted_status = None if status is None else str(TeamStatus(status).value)
-        entries = set(metadata_filter_entries(metadata))
-        found: list[Process] = []
-        for team_dir in sorted(self.root.iterdir()):
-            if team_dir.name.startswith(".") or not team_dir.is_dir():
-                continue
-            try:
-                raw = self._read_team(team_dir)
-                if not isinstance(raw, dict):
-                    continue
-                if user_id is not None and raw.get("user_id") != user_id:
-                    continue
-                if wanted_status is not None and raw.get("status") != wanted_status:
-                    continue
-                stored = raw.get("metadata_indexes") or []
-                if not entries <= set(stored):
-                    continue
-                process = decode_process(raw, team_dir.name)
-            except TeamRecordUnreadableError as exc:
-                logger.warning("list_teams skips an unreadable team record: %s", exc)
-                continue
-            found.append(process)
-        found.sort(key=lambda p: (p.created_at, str(p.team_id)))
-        return found
-
-    # -- agent states -----------------------------------------------------
-    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
-        """Replace ``states/<agent_id>.yaml`` atomically (fenced by ``epoch``)."""
-        with self._team_lock(snapshot.team_id):
-            states = self._team_dir(snapshot.team_id) / STATES_DIR
-            target = states / _state_file_name(snapshot.agent_id)
-            if epoch is None:
-                self._replace_file(target, _dump_yaml(snapshot.model_dump()))
-                return
-            if self._stored_epoch(snapshot.team_id) is None:
-                raise TeamClaimLostError(snapshot.team_id, epoch, None)
-            with self._write_lock(snapshot.team_id, exclusive=False):
-                self._check_epoch(snapshot.team_id, epoch)
-                self._replace_file(target, _dump_yaml(snapshot.model_dump()))
-
-    def load_agent_states(self, team_id: UUID) -> list[AgentStateSnapshot]:
-        """Every agent snapshot of the team, ordered by agent id."""
-        with self._team_lock(team_id):
-            states = self._team_dir(team_id) / STATES_DIR
-            files = sorted(states.glob("*.yaml")) if states.is_dir() else []
-            raws = [(path, path.read_bytes()) for path in files if not path.name.startswith(".")]
-        snapshots = []
-        for path, data in raws:
-            raw = _load_yaml(data, str(path))
-            agent_id = str(raw.get("agent_id", path.stem)) if isinstance(raw, dict) else path.stem
-            snapshots.append(decode_state(raw, team_id, agent_id))
-        snapshots.sort(key=lambda s: s.agent_id)
-        return snapshots
-
-    # -- claims and checks ------------------------------------------------
-    def claim_team(
-        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
-    ) -> Process:
-        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
-        self._check_open()
-        try:
-            acquired = self._claims.acquire(team_id)
-        except OSError as exc:
-            raise StoreUnreadableError(
-                f"cannot claim team {team_id} in the YAML store {self.root}: "
-                f"{exc.strerror or exc} (is the directory writable?)"
-            ) from None
-        if not acquired:
-            raise claim_error(team_id, self.load_team(team_id))
-        try:
-            with self._team_lock(team_id):
-                current = self.load_team(team_id)
-                if create is not None:
-                    if current is not None:
-                        raise TeamStateError(team_id, "exists", f"team {team_id} already exists")
-                    claimed = create.model_copy(
-                        update={"team_id": team_id, "owner": owner, "epoch": 1}
-                    )
-                else:
-                    if current is None:
-                        raise TeamNotFoundError(team_id)
-                    claimed = current.model_copy(
-                        update={
-                            "owner": owner,
-                            "epoch": current.epoch + 1,
-                            "updated_at": utc_now(),
-                        }
-                    )
-                claimed = claimed.model_copy(
-                    update={"metadata_indexes": derive_metadata_indexes(claimed.metadata)}
-                )
-                with self._write_lock(team_id, exclusive=True):
-                    target = self._team_dir(team_id) / TEAM_FILE
-                    self._replace_file(target, _dump_yaml(claimed.model_dump()))
-        except BaseException:
-            self._claims.release(team_id)
-            raise
-        return claimed
-
-    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
-        """Bump the epoch from ``epoch`` for ``owner``, claim held or not (``TakeoverEventStore``).
-
-        The compare-and-set runs under the team's exclusive ``.write.lock``, the
-        lock every fenced write checks its epoch under, so a write of the
-        previous owner lands wholly before the takeover or is refused after it.
-        The ``.owners`` lock is neither asked for nor dropped: a frozen previous
-        owner keeps it until it wakes (and is fenced) or dies; the caller's
-        lease stands for liveness. An owner frozen in the middle of a write
-        holds ``.write.lock``: after :attr:`takeover_wait` seconds the takeover
-        gives up with ``TeamOwnedError`` and changes nothing.
-        """
+        target = self._team_dir(team_id) / TEAM_FILE
         with self._team_lock(team_id):
             if self._stored_epoch(team_id) is None:
-                raise TeamNotFoundError(team_id)
+                written = decide(None)  # refused before .write.lock creates a directory
+                with self._write_lock(team_id, exclusive=True):
+                    self._replace_file(target, _dump_yaml(written.model_dump()))
+                return written
+            wait = None if hold is not None else self.takeover_wait
             try:
-                with self._write_lock(team_id, exclusive=True, wait=self.takeover_wait):
-                    current = self.load_team(team_id)
-                    if current is None:
-                        raise TeamNotFoundError(team_id)
-                    if current.epoch != epoch:
-                        raise TeamClaimLostError(team_id, epoch, current.epoch)
-                    claimed = current.model_copy(
-                        update={
-                            "owner": owner,
-                            "epoch": current.epoch + 1,
-                            "updated_at": utc_now(),
-                            "metadata_indexes": derive_metadata_indexes(current.metadata),
-                        }
+                with self._write_lock(team_id, exclusive=True, wait=wait):
+                    record = self._read_record(self._team_dir(team_id))
+                    written = decide(
+                        None if record is None else decode_process(record, str(team_id))
                     )
-                    target = self._team_dir(team_id) / TEAM_FILE
-                    self._replace_file(target, _dump_yaml(claimed.model_dump()))
+                    self._replace_file(target, _dump_yaml(written.model_dump()))
             except TimeoutError:
                 where = self.load_team(team_id)
                 holder = where.owner.describe() if where and where.owner else None
@@ -683,32 +550,10 @@ class YamlEventStore(ClosingStore):
                     f"the middle of a write for {self.takeover_wait:g} s (frozen?); the "
                     "takeover changed nothing, try again",
                 ) from None
-        return claimed
+        return written
 
-    def release_team(self, team_id: UUID) -> None:
-        """Drop this store's lock on ``team_id``."""
-        self._claims.release(team_id)
-
-    def claim_held(self, team_id: UUID) -> bool:
-        """Whether a live process holds the lock of ``team_id``."""
-        return self._claims.is_held(team_id)
-
-    def stored_team_ids(self) -> set[UUID]:
-        """Every team directory under the root (named by a team id)."""
-        self._check_open()
-        found: set[UUID] = set()
-        for entry in self.root.iterdir():
-            if entry.name.startswith(".") or not entry.is_dir():
-                continue
-            try:
-                found.add(UUID(entry.name))
-            except ValueError:
-                continue
-        return found
-
-    def check_integrity(self) -> list[str]:
+    def _check_integrity(self) -> list[str]:
         """Scan the root: stray entries, and every record, log line and state file parsed."""
-        self._check_open()
         problems: list[str] = []
         for entry in sorted(self.root.iterdir()):
             if entry.name.startswith("."):
@@ -722,7 +567,7 @@ class YamlEventStore(ClosingStore):
                 problems.append(f"{entry}: a file where a team directory belongs")
                 continue
             try:
-                raw = self._read_team(entry)
+                raw = self._read_record(entry)
             except TeamRecordUnreadableError as exc:
                 problems.append(str(exc))
             else:
@@ -744,6 +589,7 @@ class YamlEventStore(ClosingStore):
                     problems.append(f"{events}: record {number} is not valid: {exc}")
         return problems
 
+    # -- lifecycle --------------------------------------------------------
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
         """Mark the store closed and drop its claims (it holds no other open file)."""

@@ -46,13 +46,12 @@ a crash in between leaves a team that a second delete finishes.
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import socket
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 from uuid import UUID, uuid4
 
 import pymongo
@@ -70,30 +69,23 @@ from pymongo.errors import (
 
 from akgentic.plugin_api import (
     AgentStateSnapshot,
-    ClosingStore,
+    Decide,
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
+    Payload,
     PersistedEvent,
     Process,
-    RawTeam,
+    StoreBase,
     TeamClaimLostError,
-    TeamNotFoundError,
     TeamOwner,
-    TeamStateError,
     TeamStatus,
-    check_page,
     claim_error,
-    decode_event,
     decode_process,
-    decode_state,
-    derive_metadata_indexes,
     encode_event,
     encode_process,
     encode_state,
-    matching_teams,
-    metadata_filter_entries,
-    utc_now,
+    repeated_event,
 )
 from akgentic_mongo.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_mongo.url import parse_mongo_url, redact
@@ -113,24 +105,6 @@ _COMPONENT = "event_store"
 _DUPLICATE_KEY = 11000
 
 Document = dict[str, Any]
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _translated(method: Callable[P, R]) -> Callable[P, R]:
-    """Turn a lost server into :class:`StoreUnavailableError` (duplicates are handled inside)."""
-
-    @functools.wraps(method)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(*args, **kwargs)
-        except (ServerSelectionTimeoutError, ConnectionFailure) as exc:
-            store = args[0]
-            raise StoreUnavailableError(
-                f"MongoDB at {getattr(store, 'display', '?')} is unavailable: {exc}"
-            ) from exc
-
-    return wrapper
 
 
 def ensure_schema(db: Any) -> None:
@@ -199,14 +173,12 @@ def _as_utc(moment: datetime) -> datetime:
 
 def _team_fields(process: Process) -> Document:
     """The team document's fields (its ``claim`` excluded, which only claims write)."""
-    entries = derive_metadata_indexes(process.metadata)
-    process = process.model_copy(update={"metadata_indexes": entries})
     return {
         "user_id": process.user_id,
         "status": str(process.status.value),
         "created_at": _as_utc(process.created_at),
         "updated_at": _as_utc(process.updated_at),
-        "metadata_indexes": entries,
+        "metadata_indexes": process.metadata_indexes,
         "epoch": process.epoch,
         "payload": encode_process(process),
     }
@@ -229,14 +201,19 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class MongoEventStore(ClosingStore):
+class MongoEventStore(StoreBase):
     """Event store in one MongoDB database (see the module docstring for guarantees).
 
     Open it with :meth:`from_url`, or build it around an existing client
     (``MongoEventStore(client, "akgentic")``). ``transactions=None`` asks the
     server whether multi-document transactions are available; ``False``
-    forces the standalone behaviour (used with mongomock in tests).
+    forces the standalone behaviour (used with mongomock in tests). The claim and
+    epoch policy is :class:`~akgentic.team.stores.StoreBase`'s; this class is its
+    driver.
     """
+
+    _logger = logger
+    _driver_errors = (ServerSelectionTimeoutError, ConnectionFailure)
 
     def __init__(
         self,
@@ -252,7 +229,6 @@ class MongoEventStore(ClosingStore):
         self.database = database
         self.display = display or f"database {database!r}"
         self._owns_client = owns_client
-        self._closed = False
         self._lock = threading.Lock()
         self._held: dict[UUID, str] = {}
         self._renewer: threading.Thread | None = None
@@ -307,10 +283,6 @@ class MongoEventStore(ClosingStore):
             hello = self.client.admin.command("isMaster")
         return bool(hello.get("setName")) or hello.get("msg") == "isdbgrid"
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise EventStoreError("this MongoEventStore is closed")
-
     def _in_transaction(self, work: Callable[[Any], None]) -> None:
         with self.client.start_session() as session:
             session.with_transaction(work)
@@ -322,6 +294,9 @@ class MongoEventStore(ClosingStore):
 
     #: Seconds a claim held by another host stays valid without being renewed.
     lease_seconds: float = 30.0
+
+    def _driver_error(self, exc: Exception) -> Exception:
+        return StoreUnavailableError(f"MongoDB at {self.display} is unavailable: {exc}")
 
     def _fence(self, team_id: UUID, epoch: int | None, session: Any = None) -> None:
         """Refuse unless the team document holds ``epoch`` (touching it inside a transaction)."""
@@ -338,32 +313,79 @@ class MongoEventStore(ClosingStore):
         doc = self._team_op("find_one", {"_id": str(team_id)}, {"epoch": 1}, session=session)
         raise TeamClaimLostError(team_id, epoch, None if doc is None else int(doc.get("epoch", 0)))
 
-    # -- events -----------------------------------------------------------
-    @_translated
-    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
-        """Append one event (``DuplicateEventError`` if its sequence is taken; fenced by epoch)."""
-        self._check_open()
-        if epoch is not None:
-            self.save_events([event], epoch=epoch)
-            return
-        try:
-            self._events.insert_one(_event_doc(event))
-        except DuplicateKeyError:
-            raise DuplicateEventError(event.team_id, event.sequence) from None
+    # -- primitives: reads --------------------------------------------------
+    def _read_team(self, team_id: UUID) -> Payload | None:
+        doc = self._team_op("find_one", {"_id": str(team_id)}, {"payload": 1})
+        return None if doc is None else doc["payload"]
 
-    @_translated
-    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
-        """Append several events, all or none (see the module docstring; fenced by epoch)."""
-        self._check_open()
-        if not events:
+    def _scan_events(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None,
+        before_sequence: int | None,
+        limit: int | None,
+        newest: bool,
+    ) -> Iterator[tuple[int, Payload]]:
+        """One range query on the sequence index, streamed in chunks."""
+        window: Document = {}
+        if after_sequence is not None:
+            window["$gt"] = after_sequence
+        if before_sequence is not None:
+            window["$lt"] = before_sequence
+        query: Document = {"team_id": str(team_id)}
+        if window:
+            query["sequence"] = window
+        cursor = self._events.find(query, {"_id": 0, "sequence": 1, "payload": 1}).sort(
+            "sequence", DESCENDING if newest else ASCENDING
+        )
+        if limit is not None:
+            cursor = cursor.limit(limit)
+        docs = cursor.batch_size(STREAM_CHUNK)
+        if newest:
+            docs = list(docs)[::-1]
+        return ((doc["sequence"], doc["payload"]) for doc in docs)
+
+    def _read_states(self, team_id: UUID) -> list[tuple[str, Payload]]:
+        cursor = self._states.find(
+            {"team_id": str(team_id)}, {"_id": 0, "agent_id": 1, "payload": 1}
+        ).sort("agent_id", ASCENDING)
+        return [(doc["agent_id"], doc["payload"]) for doc in cursor]
+
+    def _scan_teams(
+        self, user_id: str | None, status: TeamStatus | None, entries: Sequence[str]
+    ) -> Iterator[tuple[Any, Payload]]:
+        """One ``find`` filter, every value a plain string, never an operator (unsorted:
+        BSON dates keep milliseconds only, the base orders by the payloads)."""
+        query: Document = {}
+        if user_id is not None:
+            query["user_id"] = str(user_id)
+        if status is not None:
+            query["status"] = str(status.value)
+        if entries:  # ``$all: []`` would match nothing on a real server
+            query["metadata_indexes"] = {"$all": list(entries)}
+        return ((doc["_id"], doc["payload"]) for doc in self._teams.find(query, {"payload": 1}))
+
+    def _stored_keys(self) -> set[Any]:
+        return {
+            *self._teams.distinct("_id"),
+            *self._events.distinct("team_id"),
+            *self._states.distinct("team_id"),
+        }
+
+    # -- primitives: writes -------------------------------------------------
+    def _append(self, events: Sequence[PersistedEvent], epoch: int | None) -> None:
+        """All or none: a transaction on a replica set, an undone prefix on a standalone."""
+        if epoch is None and len(events) == 1:
+            try:
+                self._events.insert_one(_event_doc(events[0]))
+            except DuplicateKeyError:
+                raise DuplicateEventError(events[0].team_id, events[0].sequence) from None
             return
+        repeated = repeated_event(events)
+        if repeated is not None:
+            raise repeated
         teams = sorted({event.team_id for event in events}, key=str)
-        seen: set[tuple[UUID, int]] = set()
-        for event in events:
-            key = (event.team_id, event.sequence)
-            if key in seen:
-                raise DuplicateEventError(*key)
-            seen.add(key)
         docs = [_event_doc(event) for event in events]
         if self.transactions:
 
@@ -397,160 +419,18 @@ class MongoEventStore(ClosingStore):
         errors = [] if exc is None else exc.details.get("writeErrors", [])
         if exc is not None and not all(e.get("code") == _DUPLICATE_KEY for e in errors):
             return EventStoreError(f"appending events failed: {exc.details}")
-        if errors:
-            event = events[int(errors[0].get("index", 0))]
-            return DuplicateEventError(event.team_id, event.sequence)
-        ids = [f"{e.team_id}:{e.sequence}" for e in events]
-        taken = {doc["_id"] for doc in self._events.find({"_id": {"$in": ids}}, {"_id": 1})}
-        for event, doc_id in zip(events, ids, strict=True):
-            if doc_id in taken:
-                return DuplicateEventError(event.team_id, event.sequence)
-        return DuplicateEventError(events[0].team_id, events[0].sequence)
+        return self._duplicate(events)
 
-    @_translated
-    def load_events(self, team_id: UUID) -> list[PersistedEvent]:
-        """Every event of the team by ascending sequence: one query, streamed in chunks."""
-        self._check_open()
-        cursor = (
-            self._events.find({"team_id": str(team_id)}, {"_id": 0, "sequence": 1, "payload": 1})
-            .sort("sequence", ASCENDING)
-            .batch_size(STREAM_CHUNK)
-        )
-        return [decode_event(doc["payload"], team_id, doc["sequence"]) for doc in cursor]
-
-    @_translated
-    def load_events_page(
-        self,
-        team_id: UUID,
-        *,
-        after_sequence: int | None = None,
-        before_sequence: int | None = None,
-        limit: int | None = None,
-        newest: bool = False,
-    ) -> list[PersistedEvent]:
-        """A window of the log by ascending sequence: one range query on the sequence index."""
-        check_page(after_sequence, before_sequence, limit)
-        self._check_open()
-        window: Document = {}
-        if after_sequence is not None:
-            window["$gt"] = after_sequence
-        if before_sequence is not None:
-            window["$lt"] = before_sequence
-        query: Document = {"team_id": str(team_id)}
-        if window:
-            query["sequence"] = window
-        cursor = self._events.find(query, {"_id": 0, "sequence": 1, "payload": 1}).sort(
-            "sequence", DESCENDING if newest else ASCENDING
-        )
-        if limit is not None:
-            cursor = cursor.limit(limit)
-        docs = list(cursor.batch_size(STREAM_CHUNK))
-        if newest:
-            docs.reverse()
-        return [decode_event(doc["payload"], team_id, doc["sequence"]) for doc in docs]
-
-    @_translated
-    def get_max_sequence(self, team_id: UUID) -> int:
-        """Highest stored sequence of the team, 0 when it has no event."""
-        self._check_open()
-        cursor = (
-            self._events.find({"team_id": str(team_id)}, {"_id": 0, "sequence": 1})
-            .sort("sequence", DESCENDING)
-            .limit(1)
-        )
-        for doc in cursor:
-            return int(doc["sequence"])
-        return 0
-
-    # -- teams ------------------------------------------------------------
-    @_translated
-    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
-        """Upsert the team record; its metadata index is derived again (fenced by ``epoch``)."""
-        self._check_open()
+    def _put_team(self, process: Process, epoch: int | None) -> None:
         key: Document = {"_id": str(process.team_id)}
         if epoch is None:
             self._team_op("update_one", key, {"$set": _team_fields(process)}, upsert=True)
             return
-        fields = _team_fields(process.model_copy(update={"epoch": epoch}))
+        fields = _team_fields(process)
         if not self._team_op("update_one", {**key, "epoch": epoch}, {"$set": fields}).matched_count:
             self._fence(process.team_id, epoch)  # raises, naming the epoch found
 
-    @_translated
-    def load_team(self, team_id: UUID) -> Process | None:
-        """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
-        self._check_open()
-        doc = self._team_op("find_one", {"_id": str(team_id)}, {"payload": 1})
-        return None if doc is None else decode_process(doc["payload"], str(team_id))
-
-    @_translated
-    def load_raw_team(self, team_id: UUID) -> RawTeam:
-        """The team's record, events and states as stored text, no class imported (checks)."""
-        self._check_open()
-        key = str(team_id)
-        doc = self._team_op("find_one", {"_id": key}, {"payload": 1})
-        events = self._events.find({"team_id": key}, {"_id": 0, "sequence": 1, "payload": 1}).sort(
-            "sequence", ASCENDING
-        )
-        states = self._states.find({"team_id": key}, {"_id": 0, "agent_id": 1, "payload": 1}).sort(
-            "agent_id", ASCENDING
-        )
-        return RawTeam(
-            record=None if doc is None else doc["payload"],
-            events=[(int(e["sequence"]), e["payload"]) for e in events],
-            states=[(str(s["agent_id"]), s["payload"]) for s in states],
-        )
-
-    @_translated
-    def delete_team(self, team_id: UUID) -> None:
-        """Remove the team's states, events and record (no error if unknown)."""
-        self._check_open()
-        key = str(team_id)
-
-        def delete(session: Any) -> None:
-            self._states.delete_many({"team_id": key}, session=session)
-            self._events.delete_many({"team_id": key}, session=session)
-            self._teams.delete_one({"_id": key}, session=session)
-
-        if self.transactions:
-            self._in_transaction(delete)
-        else:
-            delete(None)
-
-    @_translated
-    def list_teams(
-        self,
-        user_id: str | None = None,
-        status: TeamStatus | None = None,
-        metadata: Mapping[str, str] | None = None,
-    ) -> list[Process]:
-        """Team records matching every filter (equality only, AND), oldest first.
-
-        ``user_id``, ``status`` and the metadata ``$all`` term form one
-        ``find`` filter; every value is a plain string, never an operator.
-        """
-        self._check_open()
-        query: Document = {}
-        if user_id is not None:
-            query["user_id"] = str(user_id)
-        if status is not None:
-            query["status"] = str(TeamStatus(status).value)
-        entries = metadata_filter_entries(metadata)
-        if entries:  # ``$all: []`` would match nothing on a real server
-            query["metadata_indexes"] = {"$all": entries}
-        cursor = self._teams.find(query, {"payload": 1}).sort(
-            [("created_at", ASCENDING), ("_id", ASCENDING)]
-        )
-        rows = ((doc["_id"], doc["payload"]) for doc in cursor)
-        found = matching_teams(rows, user_id, status, entries, logger)
-        # BSON dates keep milliseconds only: order exactly by the payload's timestamps.
-        found.sort(key=lambda p: (_as_utc(p.created_at), str(p.team_id)))
-        return found
-
-    # -- agent states -----------------------------------------------------
-    @_translated
-    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
-        """Upsert the latest state of ``(team_id, agent_id)`` (fenced by ``epoch``)."""
-        self._check_open()
+    def _put_state(self, snapshot: AgentStateSnapshot, epoch: int | None) -> None:
         self._fence(snapshot.team_id, epoch)
         self._states.replace_one(
             {"_id": f"{snapshot.team_id}:{snapshot.agent_id}"},
@@ -564,16 +444,21 @@ class MongoEventStore(ClosingStore):
             upsert=True,
         )
 
-    @_translated
-    def load_agent_states(self, team_id: UUID) -> list[AgentStateSnapshot]:
-        """Every agent snapshot of the team, ordered by agent id."""
-        self._check_open()
-        cursor = self._states.find(
-            {"team_id": str(team_id)}, {"_id": 0, "agent_id": 1, "payload": 1}
-        ).sort("agent_id", ASCENDING)
-        return [decode_state(doc["payload"], team_id, doc["agent_id"]) for doc in cursor]
+    def _erase_team(self, team_id: UUID) -> None:
+        """States, then events, then the record (in one transaction on a replica set)."""
+        key = str(team_id)
 
-    # -- claims and checks ------------------------------------------------
+        def delete(session: Any) -> None:
+            self._states.delete_many({"team_id": key}, session=session)
+            self._events.delete_many({"team_id": key}, session=session)
+            self._teams.delete_one({"_id": key}, session=session)
+
+        if self.transactions:
+            self._in_transaction(delete)
+        else:
+            delete(None)
+
+    # -- primitives: ownership and checks -------------------------------------
     def _claim_alive(self, claim: Any) -> bool:
         """Whether the holder a team document's ``claim`` names is alive (see the module doc)."""
         if not isinstance(claim, dict) or not claim.get("token"):
@@ -589,94 +474,67 @@ class MongoEventStore(ClosingStore):
         lease = datetime.now(UTC) + timedelta(seconds=self.lease_seconds)
         return {"token": token, "host": owner.host, "pid": owner.pid, "lease_until": lease}
 
-    @_translated
-    def claim_team(
-        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
-    ) -> Process:
-        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
-        self._check_open()
-        key = str(team_id)
-        token = uuid4().hex
+    def _take_hold(self, team_id: UUID, owner: TeamOwner) -> Document | None:
+        """The ``claim`` a claim will write, unless this store already holds the team.
+
+        Whether another holder is alive is read from the team document by
+        :meth:`_cas_team`, in the read its compare-and-set is made against.
+        """
         with self._lock:
             if team_id in self._held:
-                raise claim_error(team_id, self.load_team(team_id))
-        if create is not None:
-            claimed = create.model_copy(update={"team_id": team_id, "owner": owner, "epoch": 1})
-            try:
-                self._team_op(
-                    "insert_one",
-                    {"_id": key, **_team_fields(claimed), "claim": self._claim_doc(owner, token)},
-                )
-            except DuplicateKeyError:
-                raise TeamStateError(team_id, "exists", f"team {team_id} already exists") from None
-        else:
-            doc = self._team_op("find_one", {"_id": key})
-            if doc is None:
-                raise TeamNotFoundError(team_id)
-            record = decode_process(doc["payload"], key)
-            if self._claim_alive(doc.get("claim")):
-                raise claim_error(team_id, record)
-            claimed = record.model_copy(
-                update={
-                    "owner": owner,
-                    "epoch": int(doc.get("epoch", 0)) + 1,
-                    "updated_at": utc_now(),
-                }
-            )
-            previous = doc.get("claim")
-            held = (
-                {"claim.token": previous["token"]}
-                if isinstance(previous, dict)
-                else {"claim": None}
-            )
-            result = self._team_op(
-                "update_one",
-                {"_id": key, **_epoch_filter(doc), **held},
-                {"$set": {**_team_fields(claimed), "claim": self._claim_doc(owner, token)}},
-            )
-            if not result.matched_count:  # another claimant got there first
-                raise claim_error(team_id, self.load_team(team_id))
-        with self._lock:
-            self._held[team_id] = token
-            if self._renewer is None:
-                self._renewer = threading.Thread(
-                    target=self._renew_leases, name="akgentic-mongo-leases", daemon=True
-                )
-                self._renewer.start()
-        return claimed
+                return None
+        return self._claim_doc(owner, uuid4().hex)
 
-    @_translated
-    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
-        """Bump the epoch from ``epoch`` for ``owner``, live claim or not (``TakeoverEventStore``).
+    def _cas_team(self, team_id: UUID, decide: Decide, hold: object | None) -> Process | None:
+        """One ``insert_one``, or one ``update_one`` filtered on the epoch read.
 
-        One ``update_one`` filtered on the epoch: the server applies it
-        atomically, so of several takeovers from one epoch exactly one wins.
-        The previous holder's ``claim`` is left as it is (it still says who
-        holds a session; the caller's lease stands for liveness) and no claim is
-        taken. On a replica set the previous owner's fenced writes touch the
-        team document in their transaction, so each lands wholly before the
-        takeover or is refused; on a standalone server one write already past
-        its fence check can still land just after it.
+        The server applies it atomically, so of several claims or takeovers from
+        one epoch exactly one wins. A claim (``hold``: its ``claim`` document) is
+        refused while the ``claim`` read names a live holder, and writes only if
+        that ``claim`` is still there. A takeover leaves the previous holder's
+        ``claim`` as it is (it still says who holds a session; the caller's
+        lease stands for liveness). On a replica set the previous owner's fenced
+        writes touch the team document in their transaction, so each lands
+        wholly before the takeover or is refused; on a standalone server one
+        write already past its fence check can still land just after it.
         """
-        self._check_open()
         key = str(team_id)
+        claim = hold if isinstance(hold, dict) else None
         doc = self._team_op("find_one", {"_id": key})
         if doc is None:
-            raise TeamNotFoundError(team_id)
-        found = int(doc.get("epoch", 0))
-        if found != epoch:
-            raise TeamClaimLostError(team_id, epoch, found)
-        record = decode_process(doc["payload"], key)
-        claimed = record.model_copy(
-            update={"owner": owner, "epoch": epoch + 1, "updated_at": utc_now()}
-        )
-        result = self._team_op(
-            "update_one", {"_id": key, **_epoch_filter(doc)}, {"$set": _team_fields(claimed)}
-        )
-        if not result.matched_count:  # another takeover or claim came first
-            self._fence(team_id, epoch)  # raises, naming the epoch found
-            raise TeamClaimLostError(team_id, epoch, None)  # the document vanished meanwhile
-        return claimed
+            written = decide(None)
+            fields = {"_id": key, **_team_fields(written)}
+            if claim is not None:
+                fields["claim"] = claim
+            try:
+                self._team_op("insert_one", fields)
+            except DuplicateKeyError:  # created meanwhile: decide again, which refuses
+                again = self._team_op("find_one", {"_id": key}, {"payload": 1})
+                decide(None if again is None else decode_process(again["payload"], key))
+                return None
+        else:
+            record = decode_process(doc["payload"], key)
+            written = decide(record)
+            fields = _team_fields(written)
+            where = {"_id": key, **_epoch_filter(doc)}
+            if claim is not None:
+                previous = doc.get("claim")
+                if self._claim_alive(previous):
+                    raise claim_error(team_id, record)
+                held = isinstance(previous, dict)
+                where.update({"claim.token": previous["token"]} if held else {"claim": None})
+                fields["claim"] = claim
+            if not self._team_op("update_one", where, {"$set": fields}).matched_count:
+                return None
+        if claim is not None:
+            with self._lock:
+                self._held[team_id] = claim["token"]
+                if self._renewer is None:
+                    self._renewer = threading.Thread(
+                        target=self._renew_leases, name="akgentic-mongo-leases", daemon=True
+                    )
+                    self._renewer.start()
+        return written
 
     def _renew_leases(self) -> None:
         while not self._stop_renewing.wait(self.lease_seconds / 3):
@@ -693,8 +551,7 @@ class MongoEventStore(ClosingStore):
                 except PyMongoError as exc:
                     logger.warning("renewing the claim on team %s failed: %s", team_id, exc)
 
-    @_translated
-    def release_team(self, team_id: UUID) -> None:
+    def _release_hold(self, team_id: UUID) -> None:
         """Clear this store's claim from the team document."""
         with self._lock:
             token = self._held.pop(team_id, None)
@@ -703,34 +560,14 @@ class MongoEventStore(ClosingStore):
                 "update_one", {"_id": str(team_id), "claim.token": token}, {"$unset": {"claim": ""}}
             )
 
-    @_translated
-    def claim_held(self, team_id: UUID) -> bool:
+    def _hold_alive(self, team_id: UUID) -> bool:
         """Whether the team document names a live holder."""
         self._check_open()
         doc = self._team_op("find_one", {"_id": str(team_id)}, {"claim": 1})
         return doc is not None and self._claim_alive(doc.get("claim"))
 
-    @_translated
-    def stored_team_ids(self) -> set[UUID]:
-        """Team ids found in any of the three collections."""
-        self._check_open()
-        values = {
-            *self._teams.distinct("_id"),
-            *self._events.distinct("team_id"),
-            *self._states.distinct("team_id"),
-        }
-        found: set[UUID] = set()
-        for value in values:
-            try:
-                found.add(UUID(str(value)))
-            except ValueError:
-                logger.warning("MongoDB store %s holds a document of team %r", self.display, value)
-        return found
-
-    @_translated
-    def check_integrity(self) -> list[str]:
+    def _check_integrity(self) -> list[str]:
         """Scan: ids that are not team ids, events whose ``_id`` contradicts their fields."""
-        self._check_open()
         problems: list[str] = []
         for value in self._teams.distinct("_id"):
             try:

@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from threading import Lock
 from typing import Any
 from uuid import UUID
 
@@ -53,30 +53,20 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from akgentic.plugin_api import (
     AgentStateSnapshot,
-    ClosingStore,
+    Decide,
     DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
+    Payload,
     PersistedEvent,
     Process,
-    RawTeam,
-    TeamClaimLostError,
-    TeamNotFoundError,
-    TeamOwner,
-    TeamStateError,
+    StoreBase,
     TeamStatus,
-    check_page,
-    claim_error,
-    decode_event,
     decode_process,
-    decode_state,
-    derive_metadata_indexes,
     encode_event,
     encode_process,
     encode_state,
-    matching_teams,
-    metadata_filter_entries,
-    utc_now,
+    repeated_event,
 )
 from akgentic_postgres.errors import SchemaNotInitialisedError, StoreUnavailableError
 from akgentic_postgres.schema import SCHEMA_VERSION, Tables, create_schema, installed_version
@@ -154,12 +144,16 @@ def _event_type(event: PersistedEvent) -> str:
     return f"{kind.__module__}.{kind.__name__}"
 
 
-class PostgresEventStore(ClosingStore):
+class PostgresEventStore(StoreBase):
     """Event store in a PostgreSQL database (see the module docstring for guarantees).
 
     Open it with :meth:`from_url`; the database must have been initialised
-    once with :func:`init_schema` (``akgentic store init URL``).
+    once with :func:`init_schema` (``akgentic store init URL``). The claim and
+    epoch policy is :class:`~akgentic.team.stores.StoreBase`'s; this class is
+    its driver.
     """
+
+    _logger = logger
 
     def __init__(self, target: PostgresURL) -> None:
         self.target = target
@@ -197,11 +191,10 @@ class PostgresEventStore(ClosingStore):
         # connection per claim costs a server backend each time (a worker placing
         # hundreds of teams paid it once per team).
         self._spare_sessions: list[Connection[Any]] = []
-        self._claims_lock = threading.Lock()
+        self._claims_lock = Lock()
         t = self.tables
-        self._epoch_of = t.sql(
-            "SELECT (payload->>'epoch')::bigint FROM {teams} WHERE team_id = %s FOR SHARE"
-        )
+        epoch_of = "SELECT (payload->>'epoch')::bigint FROM {teams} WHERE team_id = %s FOR "
+        self._epoch_of = {False: t.sql(epoch_of + "SHARE"), True: t.sql(epoch_of + "UPDATE")}
         self._first_events = t.sql(
             "SELECT sequence, payload::text FROM {events} WHERE team_id = %s"
             " ORDER BY sequence LIMIT %s"
@@ -209,6 +202,9 @@ class PostgresEventStore(ClosingStore):
         self._insert_event = t.sql(
             "INSERT INTO {events} (team_id, sequence, event_type, timestamp, payload) "
             "VALUES (%s, %s, %s, %s, %s::jsonb)"
+        )
+        self._all_events = t.sql(
+            "SELECT sequence, payload::text FROM {events} WHERE team_id = %s ORDER BY sequence"
         )
         self._copy_events = t.sql(
             "COPY {events} (team_id, sequence, event_type, timestamp, payload) FROM STDIN"
@@ -243,118 +239,53 @@ class PostgresEventStore(ClosingStore):
                 f"PostgreSQL refused a value (JSONB cannot hold a NUL character): {exc}"
             ) from exc
 
-    def _check_epoch(self, conn: Connection[Any], team_id: UUID, epoch: int | None) -> None:
-        """Inside a transaction: refuse unless the record holds ``epoch`` (row share-locked)."""
-        if epoch is None:
-            return
-        row = conn.execute(self._epoch_of, (team_id,), prepare=True).fetchone()
-        current = None if row is None else int(row[0] or 0)
-        if current != epoch:
-            raise TeamClaimLostError(team_id, epoch, current)
+    def _fence(
+        self, conn: Connection[Any], team_id: UUID, epoch: int | None, exclusive: bool = False
+    ) -> None:
+        """Inside a transaction: refuse unless the record holds ``epoch`` (row locked)."""
+        if epoch is not None:
+            row = conn.execute(self._epoch_of[exclusive], (team_id,), prepare=True).fetchone()
+            self._check_epoch(team_id, epoch, None if row is None else int(row[0] or 0))
 
-    # -- events -----------------------------------------------------------
-    def save_event(self, event: PersistedEvent, *, epoch: int | None = None) -> None:
-        """Append one event (``DuplicateEventError`` if its sequence is taken; fenced by epoch)."""
-        row = (
-            event.team_id,
-            event.sequence,
-            _event_type(event),
-            event.timestamp,
-            encode_event(event),
-        )
-        try:
-            with self._connection() as conn, conn.transaction():
-                self._check_epoch(conn, event.team_id, epoch)
-                conn.execute(self._insert_event, row, prepare=True)
-        except errors.UniqueViolation as exc:
-            if exc.diag.constraint_name != _EVENTS_PKEY:
-                raise
-            raise DuplicateEventError(event.team_id, event.sequence) from None
-
-    def save_events(self, events: Sequence[PersistedEvent], *, epoch: int | None = None) -> None:
-        """Append several events with one ``COPY`` in one transaction: all or none."""
-        if not events:
-            return
-        seen: set[tuple[UUID, int]] = set()
-        for event in events:
-            key = (event.team_id, event.sequence)
-            if key in seen:
-                raise DuplicateEventError(*key)
-            seen.add(key)
-        rows = [
-            (e.team_id, e.sequence, _event_type(e), e.timestamp, encode_event(e)) for e in events
-        ]
-        try:
-            with self._connection() as conn, conn.transaction():
-                for team_id in {event.team_id for event in events}:
-                    self._check_epoch(conn, team_id, epoch)
-                with conn.cursor() as cur, cur.copy(self._copy_events) as copy:
-                    for row in rows:
-                        copy.write_row(row)
-        except errors.UniqueViolation as exc:
-            if exc.diag.constraint_name != _EVENTS_PKEY:
-                raise
-            raise self._taken(events) from None
-
-    def _taken(self, events: Sequence[PersistedEvent]) -> DuplicateEventError:
-        """The error naming the first event of ``events`` whose sequence is already stored."""
-        teams = sorted({e.team_id for e in events}, key=str)
-        taken: set[tuple[UUID, int]] = set()
+    # -- primitives: reads --------------------------------------------------
+    def _read_team(self, team_id: UUID) -> Payload | None:
         with self._connection() as conn:
-            for team_id in teams:
-                sequences = [e.sequence for e in events if e.team_id == team_id]
-                rows = conn.execute(
-                    self.tables.sql(
-                        "SELECT sequence FROM {events} WHERE team_id = %s AND sequence = ANY(%s)"
-                    ),
-                    (team_id, sequences),
-                ).fetchall()
-                taken.update((team_id, int(row[0])) for row in rows)
-        for event in events:
-            if (event.team_id, event.sequence) in taken:
-                return DuplicateEventError(event.team_id, event.sequence)
-        first = events[0]  # taken by a writer whose transaction has since rolled back
-        return DuplicateEventError(first.team_id, first.sequence)
+            row = conn.execute(
+                self.tables.sql("SELECT payload::text FROM {teams} WHERE team_id = %s"),
+                (team_id,),
+            ).fetchone()
+        return None if row is None else str(row[0])
 
-    def load_events(self, team_id: UUID) -> list[PersistedEvent]:
-        """Every event of the team by ascending sequence.
-
-        A log shorter than a chunk (most, and every one a fleet worker adopts
-        right after its creation) is one plain query; a longer one is read again
-        through a server-side cursor, in chunks, from one snapshot.
-        """
-        with self._connection() as conn:
-            rows = conn.execute(
-                self._first_events, (team_id, STREAM_CHUNK), prepare=True
-            ).fetchall()
-        if len(rows) < STREAM_CHUNK:
-            return [decode_event(payload, team_id, int(sequence)) for sequence, payload in rows]
-        loaded: list[PersistedEvent] = []
-        query = self.tables.sql(
-            "SELECT sequence, payload::text FROM {events} WHERE team_id = %s ORDER BY sequence"
-        )
-        with (
-            self._connection() as conn,
-            conn.transaction(),
-            conn.cursor(name="akgentic_load_events") as cur,
-        ):
-            cur.itersize = STREAM_CHUNK
-            cur.execute(query, (team_id,))
-            for sequence, payload in cur:
-                loaded.append(decode_event(payload, team_id, sequence))
-        return loaded
-
-    def load_events_page(
+    def _scan_events(
         self,
         team_id: UUID,
         *,
-        after_sequence: int | None = None,
-        before_sequence: int | None = None,
-        limit: int | None = None,
-        newest: bool = False,
-    ) -> list[PersistedEvent]:
-        """A window of the log by ascending sequence: one range scan of the primary key."""
-        check_page(after_sequence, before_sequence, limit)
+        after_sequence: int | None,
+        before_sequence: int | None,
+        limit: int | None,
+        newest: bool,
+    ) -> Iterator[tuple[int, Payload]]:
+        """A window is one range scan of the primary key. The whole log of a short
+        team (most, and every one a fleet worker adopts right after its creation) is
+        one plain query; a longer one is read again through a server-side cursor, in
+        chunks, from one snapshot."""
+        if after_sequence is None and before_sequence is None and limit is None:
+            with self._connection() as conn:
+                rows = conn.execute(
+                    self._first_events, (team_id, STREAM_CHUNK), prepare=True
+                ).fetchall()
+            if len(rows) < STREAM_CHUNK:
+                yield from rows
+                return
+            with (
+                self._connection() as conn,
+                conn.transaction(),
+                conn.cursor(name="akgentic_load_events") as cur,
+            ):
+                cur.itersize = STREAM_CHUNK
+                cur.execute(self._all_events, (team_id,))
+                yield from cur
+            return
         order = "DESC" if newest else "ASC"
         query = self.tables.sql(
             "SELECT sequence, payload::text FROM {events} WHERE team_id = %s"
@@ -368,42 +299,86 @@ class PostgresEventStore(ClosingStore):
         )
         with self._connection() as conn:
             rows = conn.execute(query, params).fetchall()
-        if newest:
-            rows.reverse()
-        return [decode_event(payload, team_id, int(sequence)) for sequence, payload in rows]
+        yield from reversed(rows) if newest else rows
 
-    def get_max_sequence(self, team_id: UUID) -> int:
-        """Highest stored sequence of the team, 0 when it has no event."""
+    def _read_states(self, team_id: UUID) -> list[tuple[str, Payload]]:
         with self._connection() as conn:
-            row = conn.execute(
+            return conn.execute(
                 self.tables.sql(
-                    "SELECT COALESCE(MAX(sequence), 0) FROM {events} WHERE team_id = %s"
+                    "SELECT agent_id, payload::text FROM {agent_states} WHERE team_id = %s "
+                    "ORDER BY agent_id"
                 ),
                 (team_id,),
-            ).fetchone()
-        return 0 if row is None else int(row[0])
+            ).fetchall()
 
-    # -- teams ------------------------------------------------------------
-    def save_team(self, process: Process, *, epoch: int | None = None) -> None:
-        """Upsert the team record; its metadata index is derived again (fenced by ``epoch``)."""
+    def _scan_teams(
+        self, user_id: str | None, status: TeamStatus | None, entries: Sequence[str]
+    ) -> list[tuple[Any, Payload]]:
+        """``user_id``, ``status`` and the metadata containment term in one ``WHERE``."""
+        if any("\x00" in text for text in (user_id or "", *entries)):
+            return []  # PostgreSQL text never holds NUL, so no stored team can match
+        clauses: list[str] = []
+        params: list[object] = []
+        if user_id is not None:
+            clauses.append("user_id = %s")
+            params.append(str(user_id))
+        if status is not None:
+            clauses.append("status = %s")
+            params.append(str(status.value))
+        if entries:
+            clauses.append("metadata_indexes @> %s::text[]")
+            params.append(list(entries))
+        query = "SELECT team_id, payload::text FROM {teams}"
+        if clauses:
+            query += " WHERE " + " AND ".join(clauses)
+        with self._connection() as conn:
+            return conn.execute(
+                self.tables.sql(query + " ORDER BY created_at, team_id"), params
+            ).fetchall()
+
+    def _stored_keys(self) -> list[Any]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                self.tables.sql(
+                    "SELECT team_id FROM {teams} UNION SELECT team_id FROM {events} "
+                    "UNION SELECT team_id FROM {agent_states}"
+                )
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    # -- primitives: writes -------------------------------------------------
+    def _append(self, events: Sequence[PersistedEvent], epoch: int | None) -> None:
+        """One prepared ``INSERT`` for one event, else one ``COPY``; one transaction."""
+        if len(events) > 1:
+            repeated = repeated_event(events)
+            if repeated is not None:
+                raise repeated
+        rows = [
+            (e.team_id, e.sequence, _event_type(e), e.timestamp, encode_event(e)) for e in events
+        ]
+        try:
+            with self._connection() as conn, conn.transaction():
+                for team_id in {event.team_id for event in events}:
+                    self._fence(conn, team_id, epoch)
+                if len(rows) == 1:
+                    conn.execute(self._insert_event, rows[0], prepare=True)
+                    return
+                with conn.cursor() as cur, cur.copy(self._copy_events) as copy:
+                    for row in rows:
+                        copy.write_row(row)
+        except errors.UniqueViolation as exc:
+            if exc.diag.constraint_name != _EVENTS_PKEY:
+                raise
+            if len(events) == 1:
+                raise DuplicateEventError(events[0].team_id, events[0].sequence) from None
+            raise self._duplicate(events) from None
+
+    def _put_team(self, process: Process, epoch: int | None) -> None:
         with self._connection() as conn, conn.transaction():
-            if epoch is not None:
-                process = process.model_copy(update={"epoch": epoch})
-                row = conn.execute(
-                    self.tables.sql(
-                        "SELECT (payload->>'epoch')::bigint FROM {teams} WHERE team_id = %s "
-                        "FOR UPDATE"
-                    ),
-                    (process.team_id,),
-                ).fetchone()
-                current = None if row is None else int(row[0] or 0)
-                if current != epoch:
-                    raise TeamClaimLostError(process.team_id, epoch, current)
+            self._fence(conn, process.team_id, epoch, exclusive=True)
             self._write_team(conn, process)
 
     def _write_team(self, conn: Connection[Any], process: Process) -> None:
-        entries = derive_metadata_indexes(process.metadata)
-        process = process.model_copy(update={"metadata_indexes": entries})
         conn.execute(
             self.tables.sql(
                 "INSERT INTO {teams} (team_id, user_id, status, created_at, updated_at, "
@@ -419,91 +394,14 @@ class PostgresEventStore(ClosingStore):
                 str(process.status.value),
                 process.created_at,
                 process.updated_at,
-                entries,
+                process.metadata_indexes,
                 encode_process(process),
             ),
         )
 
-    def load_team(self, team_id: UUID) -> Process | None:
-        """The team record, ``None`` if unknown (``TeamRecordUnreadableError`` if corrupt)."""
-        with self._connection() as conn:
-            row = conn.execute(
-                self.tables.sql("SELECT payload::text FROM {teams} WHERE team_id = %s"),
-                (team_id,),
-            ).fetchone()
-        return None if row is None else decode_process(row[0], str(team_id))
-
-    def load_raw_team(self, team_id: UUID) -> RawTeam:
-        """The team's record, events and states as stored text, no class imported (checks)."""
-        with self._connection() as conn:
-            record = conn.execute(
-                self.tables.sql("SELECT payload::text FROM {teams} WHERE team_id = %s"),
-                (team_id,),
-            ).fetchone()
-            events = conn.execute(
-                self.tables.sql(
-                    "SELECT sequence, payload::text FROM {events} WHERE team_id = %s "
-                    "ORDER BY sequence"
-                ),
-                (team_id,),
-            ).fetchall()
-            states = conn.execute(
-                self.tables.sql(
-                    "SELECT agent_id, payload::text FROM {agent_states} WHERE team_id = %s "
-                    "ORDER BY agent_id"
-                ),
-                (team_id,),
-            ).fetchall()
-        return RawTeam(
-            record=None if record is None else str(record[0]),
-            events=[(int(sequence), str(payload)) for sequence, payload in events],
-            states=[(str(agent_id), str(payload)) for agent_id, payload in states],
-        )
-
-    def delete_team(self, team_id: UUID) -> None:
-        """Remove the team's states, events and record in one transaction (no error if unknown)."""
+    def _put_state(self, snapshot: AgentStateSnapshot, epoch: int | None) -> None:
         with self._connection() as conn, conn.transaction():
-            for table in (self.tables.agent_states, self.tables.events, self.tables.teams):
-                conn.execute(f"DELETE FROM {table} WHERE team_id = %s", (team_id,))
-
-    def list_teams(
-        self,
-        user_id: str | None = None,
-        status: TeamStatus | None = None,
-        metadata: Mapping[str, str] | None = None,
-    ) -> list[Process]:
-        """Team records matching every filter (equality only, AND), oldest first.
-
-        ``user_id``, ``status`` and the metadata containment term are all in
-        the same ``WHERE`` clause, each value a bound parameter.
-        """
-        entries = metadata_filter_entries(metadata)
-        if any("\x00" in text for text in (user_id or "", *entries)):
-            return []  # PostgreSQL text never holds NUL, so no stored team can match
-        clauses: list[str] = []
-        params: list[object] = []
-        if user_id is not None:
-            clauses.append("user_id = %s")
-            params.append(str(user_id))
-        if status is not None:
-            clauses.append("status = %s")
-            params.append(str(TeamStatus(status).value))
-        if entries:
-            clauses.append("metadata_indexes @> %s::text[]")
-            params.append(entries)
-        query = "SELECT team_id, payload::text FROM {teams}"
-        if clauses:
-            query += " WHERE " + " AND ".join(clauses)
-        query += " ORDER BY created_at, team_id"
-        with self._connection() as conn:
-            rows = conn.execute(self.tables.sql(query), params).fetchall()
-        return matching_teams(rows, user_id, status, entries, logger)
-
-    # -- agent states -----------------------------------------------------
-    def save_agent_state(self, snapshot: AgentStateSnapshot, *, epoch: int | None = None) -> None:
-        """Upsert the latest state of ``(team_id, agent_id)`` (fenced by ``epoch``)."""
-        with self._connection() as conn, conn.transaction():
-            self._check_epoch(conn, snapshot.team_id, epoch)
+            self._fence(conn, snapshot.team_id, epoch)
             conn.execute(
                 self.tables.sql(
                     "INSERT INTO {agent_states} (team_id, agent_id, name, updated_at, payload) "
@@ -520,87 +418,63 @@ class PostgresEventStore(ClosingStore):
                 ),
             )
 
-    def load_agent_states(self, team_id: UUID) -> list[AgentStateSnapshot]:
-        """Every agent snapshot of the team, ordered by agent id."""
-        with self._connection() as conn:
-            rows = conn.execute(
-                self.tables.sql(
-                    "SELECT agent_id, payload::text FROM {agent_states} WHERE team_id = %s "
-                    "ORDER BY agent_id"
-                ),
-                (team_id,),
-            ).fetchall()
-        return [decode_state(payload, team_id, agent_id) for agent_id, payload in rows]
+    def _erase_team(self, team_id: UUID) -> None:
+        """The team's states, events and record in one transaction."""
+        with self._connection() as conn, conn.transaction():
+            for table in (self.tables.agent_states, self.tables.events, self.tables.teams):
+                conn.execute(f"DELETE FROM {table} WHERE team_id = %s", (team_id,))
 
-    # -- claims and checks ------------------------------------------------
-    def claim_team(
-        self, team_id: UUID, owner: TeamOwner, *, create: Process | None = None
-    ) -> Process:
-        """Claim ``team_id`` for ``owner`` (see ``EventStore.claim_team``)."""
-        if self._pool is None:
-            raise EventStoreError("this PostgresEventStore is closed")
+    # -- primitives: ownership ------------------------------------------------
+    def _take_hold(self, team_id: UUID, owner: object) -> Connection[Any] | None:
+        """The team's advisory lock, on a session of its own kept while the claim lasts."""
         with self._claims_lock:
             if team_id in self._claims:
-                raise claim_error(team_id, self.load_team(team_id))
-        key = _claim_key(self.target.schema, team_id)
+                return None
         conn = self._claim_session()
         try:
-            if not self._try_lock(conn, key, team_id):
-                raise claim_error(team_id, self.load_team(team_id))
-            with conn.transaction():
-                found = conn.execute(
-                    self.tables.sql(
-                        "SELECT payload::text FROM {teams} WHERE team_id = %s FOR UPDATE"
-                    ),
-                    (team_id,),
-                ).fetchone()
-                if create is not None:
-                    if found is not None:
-                        raise TeamStateError(team_id, "exists", f"team {team_id} already exists")
-                    claimed = create.model_copy(
-                        update={"team_id": team_id, "owner": owner, "epoch": 1}
-                    )
-                else:
-                    if found is None:
-                        raise TeamNotFoundError(team_id)
-                    record = decode_process(found[0], str(team_id))
-                    claimed = record.model_copy(
-                        update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
-                    )
-                self._write_team(conn, claimed)
-            with self._claims_lock:
-                self._claims[team_id] = conn
+            locked = self._try_lock(conn, _claim_key(self.target.schema, team_id), team_id)
         except psycopg.Error as exc:
             _end_session(conn)
-            raise StoreUnavailableError(
-                f"claiming team {team_id} at {self.target.display} failed: {str(exc).strip()}"
-            ) from exc
+            raise self._claim_failed(team_id, exc) from exc
         except BaseException:
             _end_session(conn)
             raise
-        return claimed
+        if not locked:
+            _end_session(conn)
+            return None
+        with self._claims_lock:
+            self._claims[team_id] = conn
+        return conn
 
-    def take_over_team(self, team_id: UUID, owner: TeamOwner, *, epoch: int) -> Process:
-        """Bump the epoch from ``epoch`` for ``owner``, live holder or not (``TakeoverEventStore``).
+    def _claim_failed(self, team_id: UUID, exc: psycopg.Error) -> StoreUnavailableError:
+        return StoreUnavailableError(
+            f"claiming team {team_id} at {self.target.display} failed: {str(exc).strip()}"
+        )
 
-        No advisory lock is taken or kept: the caller's placement lease stands
-        for liveness; the epoch fences every older owner's writes.
+    def _cas_team(self, team_id: UUID, decide: Decide, hold: object | None) -> Process:
+        """``SELECT ... FOR UPDATE`` of the team row and its rewrite, in one transaction.
+
+        A claim runs it on its own session; a takeover on a pooled connection, taking
+        no advisory lock (the caller's placement lease stands for liveness; the
+        epoch fences every older owner's writes).
         """
-        with self._connection() as conn, conn.transaction():
-            found = conn.execute(
-                self.tables.sql("SELECT payload::text FROM {teams} WHERE team_id = %s FOR UPDATE"),
-                (team_id,),
-            ).fetchone()
-            if found is None:
-                raise TeamNotFoundError(team_id)
-            record = decode_process(found[0], str(team_id))
-            if record.epoch != epoch:
-                raise TeamClaimLostError(team_id, epoch, record.epoch)
-            claimed = record.model_copy(
-                update={"owner": owner, "epoch": record.epoch + 1, "updated_at": utc_now()}
-            )
-            self._write_team(conn, claimed)
-        return claimed
+        if not isinstance(hold, Connection):
+            with self._connection() as conn, conn.transaction():
+                return self._rewrite(conn, team_id, decide)
+        try:
+            with hold.transaction():
+                return self._rewrite(hold, team_id, decide)
+        except psycopg.Error as exc:
+            raise self._claim_failed(team_id, exc) from exc
+
+    def _rewrite(self, conn: Connection[Any], team_id: UUID, decide: Decide) -> Process:
+        found = conn.execute(
+            self.tables.sql("SELECT payload::text FROM {teams} WHERE team_id = %s FOR UPDATE"),
+            (team_id,),
+        ).fetchone()
+        written = decide(None if found is None else decode_process(found[0], str(team_id)))
+        self._write_team(conn, written)
+        return written
 
     def _try_lock(self, conn: Connection[Any], key: int, team_id: UUID) -> bool:
         """Take the advisory lock; wait briefly while its holder is a dead local process.
@@ -621,13 +495,6 @@ class PostgresEventStore(ClosingStore):
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.05)
-
-    def release_team(self, team_id: UUID) -> None:
-        """Unlock the claim's session (kept for a later claim, or closed)."""
-        with self._claims_lock:
-            conn = self._claims.pop(team_id, None)
-        if conn is not None:
-            self._spare_session(conn)
 
     def _claim_session(self) -> Connection[Any]:
         """A session for a new claim: a spare one that is still healthy, or a new one."""
@@ -656,7 +523,14 @@ class PostgresEventStore(ClosingStore):
                 return
         conn.close()
 
-    def claim_held(self, team_id: UUID) -> bool:
+    def _release_hold(self, team_id: UUID) -> None:
+        """Unlock the claim's session (kept for a later claim, or closed)."""
+        with self._claims_lock:
+            conn = self._claims.pop(team_id, None)
+        if conn is not None:
+            self._spare_session(conn)
+
+    def _hold_alive(self, team_id: UUID) -> bool:
         """Whether any session holds the team's advisory lock, read from ``pg_locks``.
 
         The lock is looked at, never taken: a probe that took it for a moment would
@@ -670,18 +544,7 @@ class PostgresEventStore(ClosingStore):
             row = conn.execute(_LOCK_HELD, (key >> 32, key & 0xFFFF_FFFF)).fetchone()
         return bool(row is not None and row[0])
 
-    def stored_team_ids(self) -> set[UUID]:
-        """Team ids found in any of the three tables."""
-        with self._connection() as conn:
-            rows = conn.execute(
-                self.tables.sql(
-                    "SELECT team_id FROM {teams} UNION SELECT team_id FROM {events} "
-                    "UNION SELECT team_id FROM {agent_states}"
-                )
-            ).fetchall()
-        return {UUID(str(row[0])) for row in rows}
-
-    def check_integrity(self) -> list[str]:
+    def _check_integrity(self) -> list[str]:
         """Constraint scan: unvalidated constraints and rows whose columns contradict payloads."""
         t = self.tables
         checks = (
@@ -730,6 +593,7 @@ class PostgresEventStore(ClosingStore):
     # -- lifecycle --------------------------------------------------------
     def close(self) -> None:
         """Close the connection pool and end every claim's session (idempotent)."""
+        self._closed = True
         with self._claims_lock:
             claims, self._claims = self._claims, {}
             spare, self._spare_sessions = self._spare_sessions, []
