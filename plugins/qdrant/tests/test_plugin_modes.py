@@ -10,6 +10,7 @@ itself runs the contract kit on qdrant-client's real local engines.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import socket
 import threading
@@ -102,11 +103,24 @@ def test_a_url_of_no_known_mode_is_refused(url: str) -> None:
 
 
 class _Collections(BaseHTTPRequestHandler):
+    """A Qdrant REST server with no collections.
+
+    ``GET /`` is qdrant-client's version check, which it sends from a thread of its own
+    at a moment of its choosing: it is answered with the client's own version (so no
+    "Failed to obtain server version" warning fires in that thread) and kept out of
+    ``seen``, which records the requests the plugin itself makes.
+    """
+
     seen: list[tuple[str, str | None]] = []
 
     def do_GET(self) -> None:
-        self.seen.append((self.path, self.headers.get("api-key")))
-        body = json.dumps({"result": {"collections": []}, "status": "ok", "time": 0.0}).encode()
+        if self.path == "/":
+            version = importlib.metadata.version("qdrant-client")
+            payload: dict[str, object] = {"title": "qdrant", "version": version}
+        else:
+            self.seen.append((self.path, self.headers.get("api-key")))
+            payload = {"result": {"collections": []}, "status": "ok", "time": 0.0}
+        body = json.dumps(payload).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
