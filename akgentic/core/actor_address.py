@@ -131,7 +131,7 @@ class ActorAddressProxy(ActorAddress):
     deliver messages: resolve it to a live address first.
     """
 
-    __slots__ = ("_data", "_agent_id", "_team_id", "_squad_id", "_dump", "_json")
+    __slots__ = ("_data", "_agent_id", "_team_id", "_squad_id", "_dump", "_json")  # noqa: RUF023 - grouped by role, not alphabetical
 
     def __init__(self, address_dict: ActorAddressDict | dict[str, Any]) -> None:
         data: dict[str, Any] = dict(address_dict)

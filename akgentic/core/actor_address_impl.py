@@ -32,7 +32,7 @@ class ActorAddressImpl(ActorAddress):
     garbage-collected. Delivery goes straight to the pykka inbox.
     """
 
-    __slots__ = (
+    __slots__ = (  # noqa: RUF023 - grouped by role, not alphabetical
         "_actor_ref",
         "_agent_id",
         "_name",

@@ -14,7 +14,7 @@ from pydantic import ConfigDict, Field
 
 from akgentic.core.utils.serializer import SerializableBaseModel
 
-__all__ = ["AgentConfig", "BaseConfig", "ReadOnlyField"]  # noqa: F822 (AgentConfig: __getattr__)
+__all__ = ["AgentConfig", "BaseConfig", "ReadOnlyField"]  # noqa: F822 - AgentConfig is served by __getattr__
 
 
 class BaseConfig(SerializableBaseModel):
@@ -52,7 +52,7 @@ def deprecated_agent_config(stacklevel: int) -> type[BaseConfig]:
     return BaseConfig
 
 
-def ReadOnlyField(default: Any = ..., **kwargs: Any) -> Any:
+def ReadOnlyField(default: Any = ..., **kwargs: Any) -> Any:  # noqa: N802 - named like pydantic's Field
     """A pydantic ``Field`` flagged ``readOnly`` in the JSON schema."""
     extra = dict(kwargs.pop("json_schema_extra", None) or {})
     extra["readOnly"] = True
