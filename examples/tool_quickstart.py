@@ -22,8 +22,7 @@ calls one command and one
 tool. ``tests/tool/test_tool_quickstart.py`` runs this file.
 """
 
-# The guide's block is kept as written, imports mid-file and comment alignment included.
-# ruff: noqa: E402, I001
+# ruff: noqa: E402, I001 - the guide's block is kept as written, imports mid-file included
 
 from typing import Any
 

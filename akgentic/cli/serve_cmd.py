@@ -52,8 +52,8 @@ def serve_command(
     """Serve the web console: list, create, watch and talk to the teams of a store."""
     with cli_errors():
         try:
-            import fastapi  # noqa: F401
-            import uvicorn  # noqa: F401
+            import fastapi  # noqa: F401 - only checks the console extra is installed
+            import uvicorn  # noqa: F401 - only checks the console extra is installed
         except ImportError:
             fail("the console needs its web libraries: pip install 'akgentic[console]'", 1)
         from urllib.parse import quote

@@ -89,7 +89,7 @@ def _batch_hook(subscriber: EventSubscriber) -> _BatchHook | None:
         return None
     if not issubclass(batch_owner, single_owner):
         return None
-    hook: _BatchHook = getattr(subscriber, "on_messages")  # noqa: B009 (not in the protocol)
+    hook: _BatchHook = getattr(subscriber, "on_messages")  # noqa: B009 - not in the protocol, so not an attribute to mypy
     return hook
 
 

@@ -25,7 +25,7 @@ from akgentic.tool.aliases import install_alias_finder
 from akgentic.tool.lazy import CardNotInstalledError, resolve_card_attribute
 
 if TYPE_CHECKING:
-    from akgentic.tool.core import *  # noqa: F403  (the card-author surface, re-exported whole)
+    from akgentic.tool.core import *  # noqa: F403 - the card-author surface, re-exported whole
 
 install_alias_finder()
 

@@ -146,7 +146,7 @@ def test_the_core_agent_config_is_the_base_config_under_an_old_name_and_warns() 
         assert alias is BaseConfig
         assert alias is not AgentConfig
     with pytest.raises(AttributeError):
-        akgentic.core.NoSuchConfig  # noqa: B018
+        _ = akgentic.core.NoSuchConfig
 
 
 def test_the_agent_state_carries_the_tool_layer_slot() -> None:

@@ -62,9 +62,7 @@ def _pane(panes: list[dict[str, Any]], card: str) -> dict[str, Any]:
 
 
 def test_the_planning_pane_groups_tasks_by_status_with_owner_and_dependencies() -> None:
-    PlanManagerState = _plugin("akgentic_planning.models").PlanManagerState  # noqa: N806
-    PlanningStateEvent = _plugin("akgentic_planning.models").PlanningStateEvent  # noqa: N806
-    Task = _plugin("akgentic_planning.models").Task  # noqa: N806
+    planning = _plugin("akgentic_planning.models")
 
     from akgentic.team.models import AgentStateSnapshot
 
@@ -73,27 +71,32 @@ def test_the_planning_pane_groups_tasks_by_status_with_owner_and_dependencies() 
         team_id=team_id,
         agent_id="p",
         name="#PlanningTool",
-        state=PlanManagerState(
-            task_list=[Task(id=1, description="<b>draft</b>", owner="@Worker")], snapshot_seq=1
+        state=planning.PlanManagerState(
+            task_list=[planning.Task(id=1, description="<b>draft</b>", owner="@Worker")],
+            snapshot_seq=1,
         ),
     )
     events = [
         _tool_event(
-            "#PlanningTool", 1, PlanningStateEvent(tasks_added=[Task(id=9)])
+            "#PlanningTool", 1, planning.PlanningStateEvent(tasks_added=[planning.Task(id=9)])
         ),  # in snapshot
         _tool_event(
             "#PlanningTool",
             2,
-            PlanningStateEvent(
-                tasks_added=[Task(id=2, description="review", dependencies=[1], status="started")]
+            planning.PlanningStateEvent(
+                tasks_added=[
+                    planning.Task(id=2, description="review", dependencies=[1], status="started")
+                ]
             ),
         ),
         _tool_event(
             "#PlanningTool",
             3,
-            PlanningStateEvent(
+            planning.PlanningStateEvent(
                 tasks_modified=[
-                    Task(id=1, description="<b>draft</b>", owner="@Worker", status="completed")
+                    planning.Task(
+                        id=1, description="<b>draft</b>", owner="@Worker", status="completed"
+                    )
                 ]
             ),
         ),
@@ -121,35 +124,33 @@ def test_a_planning_pane_without_tasks_says_so() -> None:
 
 
 def test_the_graph_pane_draws_entities_and_relations_from_snapshot_and_events() -> None:
-    Entity = _plugin("akgentic_knowledge_graph.models").Entity  # noqa: N806
-    KnowledgeGraph = _plugin("akgentic_knowledge_graph.models").KnowledgeGraph  # noqa: N806
-    KnowledgeGraphState = _plugin("akgentic_knowledge_graph.models").KnowledgeGraphState  # noqa: N806
-    KnowledgeGraphStateEvent = _plugin("akgentic_knowledge_graph.models").KnowledgeGraphStateEvent  # noqa: N806
-    Relation = _plugin("akgentic_knowledge_graph.models").Relation  # noqa: N806
+    kg = _plugin("akgentic_knowledge_graph.models")
 
     from akgentic.team.models import AgentStateSnapshot
 
     team_id = uuid4()
-    alice = Entity(name="Alice", entity_type="person", observations=["likes <script>tea</script>"])
-    acme = Entity(name="Acme", entity_type="company")
-    gone = Entity(name="Gone", entity_type="thing")
+    alice = kg.Entity(
+        name="Alice", entity_type="person", observations=["likes <script>tea</script>"]
+    )
+    acme = kg.Entity(name="Acme", entity_type="company")
+    gone = kg.Entity(name="Gone", entity_type="thing")
     snapshot = AgentStateSnapshot(
         team_id=team_id,
         agent_id="kg",
         name="#KnowledgeGraphTool",
-        state=KnowledgeGraphState(
-            knowledge_graph=KnowledgeGraph(entities=[alice, gone]), snapshot_seq=4
+        state=kg.KnowledgeGraphState(
+            knowledge_graph=kg.KnowledgeGraph(entities=[alice, gone]), snapshot_seq=4
         ),
     )
     events = [
         _tool_event(
             "#KnowledgeGraphTool",
             5,
-            KnowledgeGraphStateEvent(
+            kg.KnowledgeGraphStateEvent(
                 entities_added=[acme],
                 entities_removed=[gone.id],
                 relations_added=[
-                    Relation(from_entity="Alice", to_entity="Acme", relation_type="works_at")
+                    kg.Relation(from_entity="Alice", to_entity="Acme", relation_type="works_at")
                 ],
             ),
         )
@@ -189,7 +190,7 @@ def test_graph_edges_to_unknown_nodes_and_odd_values_are_cleaned() -> None:
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Any]]:
     """A tree under a workspaces root, bound to the team by a stored event; a secret beside it."""
-    WorkspaceAttached = _plugin("akgentic_workspace.params").WorkspaceAttached  # noqa: N806
+    params = _plugin("akgentic_workspace.params")
 
     root = tmp_path / "workspaces"
     monkeypatch.setenv("AKGENTIC_WORKSPACES_ROOT", str(root))
@@ -204,7 +205,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, li
     os.symlink(tmp_path, tree / "outside")
     os.symlink(tree / "notes.txt", tree / "alias.txt")
     attached = EventMessage(
-        event=WorkspaceAttached(agent_id=uuid4(), workspace_path="anonymous/_team/t1")
+        event=params.WorkspaceAttached(agent_id=uuid4(), workspace_path="anonymous/_team/t1")
     )
     return tree, [attached]
 

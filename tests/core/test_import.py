@@ -67,7 +67,7 @@ def test_the_core_imports_no_other_kernel_layer_and_no_llm_library() -> None:
 
 
 def test_the_public_names_are_importable_from_their_documented_paths() -> None:
-    from akgentic.core import (  # noqa: F401
+    from akgentic.core import (  # noqa: F401 - importing them is the test
         ActorSystem,
         AgentCard,
         BaseConfig,
@@ -76,11 +76,11 @@ def test_the_public_names_are_importable_from_their_documented_paths() -> None:
         Orchestrator,
         UserProxy,
     )
-    from akgentic.core.actor_address import ActorAddress  # noqa: F401
-    from akgentic.core.agent import Akgent, WarningError  # noqa: F401
-    from akgentic.core.agent_config import AgentConfig, ReadOnlyField  # noqa: F401
-    from akgentic.core.messages.message import UserMessage  # noqa: F401
-    from akgentic.core.messages.orchestrator import EventMessage, SentMessage  # noqa: F401
+    from akgentic.core.actor_address import ActorAddress  # noqa: F401 - importing them is the test
+    from akgentic.core.agent import Akgent, WarningError  # noqa: F401 - importing them is the test
+    from akgentic.core.agent_config import AgentConfig, ReadOnlyField  # noqa: F401 - importing them is the test
+    from akgentic.core.messages.message import UserMessage  # noqa: F401 - importing them is the test
+    from akgentic.core.messages.orchestrator import EventMessage, SentMessage  # noqa: F401 - importing them is the test
     from akgentic.core.orchestrator import STOP_TIMEOUT
 
     assert STOP_TIMEOUT == 30.0

@@ -362,7 +362,7 @@ def test_a_conflict_ends_when_one_of_the_two_plugins_goes(
 
     for name in ("first", "second"):
         module = ModuleType(name)
-        setattr(  # noqa: B010
+        setattr(  # noqa: B010 - unknown to mypy on a ModuleType
             module, "akgentic_tool_cards", hookimpl(lambda: [ToolCardSpec(name="twin", card=Twin)])
         )
         register_plugin(module, name)

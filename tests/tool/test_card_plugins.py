@@ -75,7 +75,7 @@ class AgentConfigLike(BaseModel):
 
 def _plugin(*specs: ToolCardSpec) -> ModuleType:
     module = ModuleType("roar_plugin")
-    setattr(module, "akgentic_tool_cards", hookimpl(lambda: list(specs)))  # noqa: B010
+    setattr(module, "akgentic_tool_cards", hookimpl(lambda: list(specs)))  # noqa: B010 - unknown to mypy on a ModuleType
     return module
 
 
@@ -241,7 +241,7 @@ def test_a_well_known_missing_card_names_the_distribution_to_install(
     roar_plugin: PluginInfo,
 ) -> None:
     with pytest.raises(ImportError) as error:
-        from akgentic.tool import KnowledgeGraphTool  # noqa: F401
+        from akgentic.tool import KnowledgeGraphTool  # noqa: F401 - the import is what raises
     assert isinstance(error.value, CardNotInstalledError)
     assert "pip install akgentic-knowledge-graph" in str(error.value)
     assert "RoarTool" in str(error.value)
@@ -253,7 +253,7 @@ def test_a_disabled_plugin_is_named_instead_of_a_pip_install(
     info = register_plugin(_plugin(ToolCardSpec(name="planning", card=OtherTool)), "planning")
     plugin_host.mark_failed(info.name, "boom")
     with pytest.raises(CardNotInstalledError, match="installed but failed"):
-        from akgentic.tool import PlanningTool  # noqa: F401
+        from akgentic.tool import PlanningTool  # noqa: F401 - the import is what raises
 
 
 def test_an_unknown_lowercase_attribute_is_a_plain_attribute_error(

@@ -86,7 +86,7 @@ def parse_postgres_url(url: str) -> PostgresURL:
     """Split a store URL into the libpq URI and the store options (see the module docstring)."""
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 - parsing the port is what raises on a malformed one
+        _ = parts.port  # parsing the port is what raises on a malformed one
     except ValueError as exc:
         raise InvalidStoreURLError(
             f"{redact_unparsed(url)} is not a valid PostgreSQL URL ({exc}); write it like "

@@ -163,5 +163,5 @@ def test_an_unreachable_server_fails_at_connect_and_is_not_cached() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     for _ in range(2):
-        with pytest.raises(Exception):  # noqa: B017 (the client's own connection error)
+        with pytest.raises(Exception):  # noqa: B017 - the client's own connection error, of no fixed class
             connect_url(f"http://127.0.0.1:{port}")
