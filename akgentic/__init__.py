@@ -6,6 +6,8 @@ backend library. Subpackages are imported on demand (``akgentic.core``,
 time something asks the plugin registry for them.
 """
 
+# The distribution's only version: pyproject.toml reads it from here, and
+# `akgentic version` / `akgentic --version` print it. Keep it a plain string literal.
 __version__ = "0.1.0"
 
 __all__ = ["__version__"]

@@ -14,8 +14,6 @@ from akgentic.agent.output_models import REPLY_PROTOCOLS, Request, StructuredOut
 from akgentic.agent.routing import TeamDirectory, resolve_recipient
 from akgentic.tool.mailbox import MailboxMessage, RunInterruptedError
 
-__version__ = "0.1.0"
-
 __all__ = [
     "REPLY_PROTOCOLS",
     "AgentConfig",
@@ -28,6 +26,5 @@ __all__ = [
     "RunInterruptedError",
     "StructuredOutput",
     "TeamDirectory",
-    "__version__",
     "resolve_recipient",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -22,6 +23,7 @@ def build_app() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+    app.callback()(_root)
     app.command("plugins")(plugins_command)
 
     from akgentic.cli.demo_cmd import demo_command
@@ -49,6 +51,28 @@ def build_app() -> typer.Typer:
     app.add_typer(vector_app(), name="vector")
     get_host().registry.extend_cli(app)
     return app
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from akgentic import __version__
+
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the kernel version and exit (as `akgentic version` does).",
+        ),
+    ] = False,
+) -> None:
+    """Run and manage akgentic agent teams."""
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -77,8 +77,6 @@ if TYPE_CHECKING:
     from akgentic.llm.providers import create_model, create_model_settings, get_output_type
     from akgentic.llm.run_hooks import RunHook, RunView
 
-__version__ = "0.1.0"
-
 _LAZY: dict[str, str] = {
     "RunHook": "akgentic.llm.run_hooks",
     "RunView": "akgentic.llm.run_hooks",
@@ -152,7 +150,6 @@ __all__ = [
     "TurnFailedError",
     "UsageLimitError",
     "UserPrompt",
-    "__version__",
     "aggregate_usage",
     "create_compaction",
     "create_model",
