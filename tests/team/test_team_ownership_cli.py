@@ -28,24 +28,12 @@ from uuid import UUID
 import pytest
 
 from akgentic.team import SqliteEventStore, TeamStatus
+from akgentic.testing.cards import entry_echo_team_yaml
 from akgentic.testing.waiting import poll_until, wait_until
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
-CARD = """\
-name: owned-team
-entry_point:
-  card:
-    agent_class: team_test_agents.Echo
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: team_test_agents.Echo
-      description: echo
-      config: {name: "@Echo", role: Echo}
-message_types: [akgentic.core.messages.message.UserMessage]
-"""
+CARD = entry_echo_team_yaml("owned-team", "team_test_agents.Echo")
 RUNNING = "running; type messages"
 BOUND = 90.0
 

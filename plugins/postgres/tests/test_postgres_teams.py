@@ -15,26 +15,15 @@ from akgentic_postgres.store import PostgresEventStore
 
 from akgentic.core import ActorSystem
 from akgentic.team import TeamManager, TeamStatus
+from akgentic.testing.cards import entry_echo_team_yaml
 from akgentic.testing.durability import check_surviving_log, kill_mid_conversation
 from akgentic.testing.waiting import poll_until
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
-CARD = """\
-name: pg-cli-team
-entry_point:
-  card:
-    agent_class: pg_test_agents.Echo
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: pg_test_agents.Echo
-      description: echo
-      config: {name: "@Echo", role: Echo}
-message_types: [akgentic.core.messages.message.UserMessage]
-metadata_type: pg_test_agents.CaseMetadata
-"""
+CARD = entry_echo_team_yaml(
+    "pg-cli-team", "pg_test_agents.Echo", metadata_type="pg_test_agents.CaseMetadata"
+)
 
 
 def test_a_team_created_from_the_cli_is_listed_inspected_resumed_and_deleted_elsewhere(
