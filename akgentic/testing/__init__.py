@@ -17,6 +17,8 @@ project that has akgentic installed gets these fixtures without configuration:
 
 ``wait_until(predicate, timeout)`` and ``poll_until`` (:mod:`akgentic.testing.waiting`)
 are the bounded waits on a condition every test here uses instead of sleeping.
+``entry_echo_team_yaml`` and ``human_worker_team_yaml`` (:mod:`akgentic.testing.cards`)
+write the small team cards many tests put in a card file.
 
 Contract kits for each plugin kind live in this package too and are imported
 lazily, so loading the pytest plugin stays cheap. An implementation subclasses its
@@ -54,6 +56,7 @@ from akgentic._lazy import lazy_exports
 if TYPE_CHECKING:
     from akgentic.llm.scripted_server import ScriptedLLMServer
     from akgentic.testing.agent_class_contract import AgentClassContract
+    from akgentic.testing.cards import entry_echo_team_yaml, human_worker_team_yaml
     from akgentic.testing.embedder_contract import EmbedderContract
     from akgentic.testing.embeddings_server import EmbeddingsServer
     from akgentic.testing.event_store_contract import EventStoreContract
@@ -82,6 +85,8 @@ __all__ = [
     "VectorBackendContract",
     "WorkspaceContract",
     "WorkspaceUnderTest",
+    "entry_echo_team_yaml",
+    "human_worker_team_yaml",
     "inline_plugin",
     "poll_until",
     "wait_until",
@@ -100,6 +105,8 @@ _LAZY = {
     "EmbeddingsServer": "akgentic.testing.embeddings_server",
     "poll_until": "akgentic.testing.waiting",
     "wait_until": "akgentic.testing.waiting",
+    "entry_echo_team_yaml": "akgentic.testing.cards",
+    "human_worker_team_yaml": "akgentic.testing.cards",
     "SandboxBackendContract": "akgentic.testing.sandbox_contract",
     "RuntimeContract": "akgentic.testing.runtime_contract",
     "FakeSandboxBackend": "akgentic.testing.fake_sandbox",

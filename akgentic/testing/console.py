@@ -5,7 +5,6 @@ Needs the console's web libraries and ``httpx`` (the ``dev`` extra).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import queue
 import threading
@@ -17,6 +16,7 @@ import httpx
 
 from akgentic.console.server import ConsoleThread, open_console
 from akgentic.team.urls import open_event_store
+from akgentic.testing.waiting import poll_until
 
 __all__ = ["ServeProcess", "StreamReader", "running_console"]
 
@@ -146,7 +146,6 @@ class ServeProcess:
 
     def __enter__(self) -> ServeProcess:
         import subprocess
-        import time
 
         self.process = subprocess.Popen(
             self.command,
@@ -158,18 +157,20 @@ class ServeProcess:
             text=True,
         )
         threading.Thread(target=self._pump, daemon=True).start()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"akgentic serve exited early: {self.output}")
-            try:
-                httpx.get(self.url + "static/console.css", timeout=2)
-            except httpx.TransportError:
-                self.process_wait(0.1)
-                continue
-            self.token = self._given_token() or self._printed_token()
-            return self
-        raise AssertionError("akgentic serve did not answer within 60 s")
+        if not poll_until(self._answers, 60, interval=0.1):
+            raise AssertionError("akgentic serve did not answer within 60 s")
+        self.token = self._given_token() or self._printed_token()
+        return self
+
+    def _answers(self) -> bool:
+        """Whether the console serves a page; fails the test if the process ended."""
+        if self.process.poll() is not None:
+            raise AssertionError(f"akgentic serve exited early: {self.output}")
+        try:
+            httpx.get(self.url + "static/console.css", timeout=2)
+        except httpx.TransportError:
+            return False
+        return True
 
     def _given_token(self) -> str | None:
         if "--token" in self.command:
@@ -195,13 +196,6 @@ class ServeProcess:
         return httpx.Client(
             base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=60
         )
-
-    def process_wait(self, seconds: float) -> None:
-        """Wait up to ``seconds`` for the process to end (a bounded pause)."""
-        import subprocess
-
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(seconds)
 
     def _pump(self) -> None:
         for line in self.process.stderr:

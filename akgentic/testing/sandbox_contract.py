@@ -38,6 +38,7 @@ from akgentic.sandbox import (
     SandboxError,
 )
 from akgentic.sandbox.probes import PROBE_LIMITS, PROBES, Probe, marked_processes, run_probe
+from akgentic.testing.waiting import poll_until, wait_until
 
 __all__ = ["SandboxBackendContract"]
 
@@ -48,12 +49,15 @@ _SLACK_S = 15.0
 
 
 def _wait_until_gone(token: str, within_s: float) -> list[int]:
-    deadline = time.monotonic() + within_s
-    while True:
-        left = marked_processes(token)
-        if not left or time.monotonic() >= deadline:
-            return left
-        time.sleep(0.05)
+    """Wait up to ``within_s`` for the processes marked with ``token`` to end; those left."""
+    left: list[int] = []
+
+    def gone() -> bool:
+        left[:] = marked_processes(token)
+        return not left
+
+    poll_until(gone, within_s, interval=0.05)
+    return left
 
 
 class SandboxBackendContract:
@@ -258,10 +262,7 @@ class SandboxBackendContract:
             )
         )
         runner.start()
-        deadline = time.monotonic() + 30
-        while not (tree / "started").exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert (tree / "started").exists()
+        wait_until((tree / "started").exists, timeout=30)
         begin = time.monotonic()
         backend.kill()
         runner.join(15)

@@ -1,20 +1,19 @@
 """A small real team for card tests: actor system, orchestrator, human proxy, BaseAgents.
 
-Card plugins test end to end with it and the scripted OpenAI-compatible server
-(:class:`~akgentic.llm.scripted_server.ScriptedLLMServer`)::
+Card plugins test end to end with it, the scripted OpenAI-compatible server
+(:class:`~akgentic.llm.scripted_server.ScriptedLLMServer`) and the bounded wait
+:func:`~akgentic.testing.waiting.wait_until`::
 
     with ScriptedTeam(llm_server) as team:
         member = team.spawn("@Worker", [MyTool()])
         team.say(member, "Go.")
-        wait_for(lambda: llm_server.served == 1)
+        wait_until(lambda: llm_server.served == 1, timeout=30)
 """
 
 from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from akgentic.agent import AgentConfig, BaseAgent, HumanProxy
@@ -31,17 +30,7 @@ if TYPE_CHECKING:
     from akgentic.team.card import TeamCard
 
 
-def wait_for(predicate: Callable[[], object], timeout: float = 30.0) -> None:
-    """Poll ``predicate`` until true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        pause.wait(0.01)
-
-
-__all__ = ["ScriptedTeam", "human_led_team", "wait_for"]
+__all__ = ["ScriptedTeam", "human_led_team"]
 
 
 def human_led_team(name: str, description: str, *members: AgentCard) -> TeamCard:

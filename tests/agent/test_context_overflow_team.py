@@ -13,7 +13,8 @@ from akgentic.llm.config import HttpClientConfig, RuntimeConfig
 from akgentic.llm.context_size import clear_probe_cache
 from akgentic.llm.events import TurnFailed
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, with_context
-from akgentic.testing.teams import ScriptedTeam, wait_for
+from akgentic.testing.teams import ScriptedTeam
+from akgentic.testing.waiting import wait_until
 
 NO_HTTP_RETRIES = RuntimeConfig(http_client_config=HttpClientConfig(max_retries=0))
 BIG = "overflowing-payload " * 400  # 8,000 characters, about 2,000 tokens
@@ -38,7 +39,7 @@ def test_an_oversized_message_is_told_in_one_line_and_never_sent(
     def errors() -> list[ErrorMessage]:
         return [m for m in team.recorder.snapshot() if isinstance(m, ErrorMessage)]
 
-    wait_for(errors, timeout=30)
+    wait_until(errors, timeout=30)
     (failed,) = [
         m.event
         for m in team.recorder.snapshot()
@@ -52,6 +53,6 @@ def test_an_oversized_message_is_told_in_one_line_and_never_sent(
     assert llm_server.requests == []  # never sent to a model that cannot take it
 
     team.say(worker, "Something small.")
-    wait_for(lambda: llm_server.requests, timeout=30)
+    wait_until(lambda: llm_server.requests, timeout=30)
     body = json.dumps(llm_server.requests[0])
     assert "overflowing-payload" not in body and "Message withheld" in body

@@ -32,7 +32,8 @@ from akgentic.llm.scripted_server import (
     wrongly_typed_arguments,
 )
 from akgentic.team import TeamManager
-from akgentic.testing.teams import ScriptedTeam, human_led_team, wait_for
+from akgentic.testing.teams import ScriptedTeam, human_led_team
+from akgentic.testing.waiting import wait_until
 
 NO_HTTP_RETRIES = RuntimeConfig(http_client_config=HttpClientConfig(max_retries=0))
 
@@ -109,7 +110,7 @@ def test_each_fault_fails_the_turn_in_one_plain_line_and_the_agent_carries_on(
         model_cfg=llm_server.model_config(max_tokens=64),
     )
     team.say(worker, "Say hello to the human.")
-    wait_for(lambda: _errors(team), timeout=30)
+    wait_until(lambda: _errors(team), timeout=30)
     (failed,) = _failures(team)
     assert (failed.kind, "\n" in failed.cause) == (kind, False)
     host = llm_server.url.removeprefix("http://")
@@ -121,7 +122,7 @@ def test_each_fault_fails_the_turn_in_one_plain_line_and_the_agent_carries_on(
     llm_server.fallback = structured(StructuredOutput())
     served = len(llm_server.requests)
     team.say(worker, "Try again.")
-    wait_for(lambda: len(llm_server.requests) > served, timeout=30)
+    wait_until(lambda: len(llm_server.requests) > served, timeout=30)
     assert worker.is_alive()
 
 
@@ -134,7 +135,7 @@ def test_a_server_that_is_gone_is_named_with_its_address(team: ScriptedTeam) -> 
     )
     worker = team.spawn("@Worker", [], runtime_cfg=NO_HTTP_RETRIES, model_cfg=gone)
     team.say(worker, "Hello?")
-    wait_for(lambda: _errors(team), timeout=30)
+    wait_until(lambda: _errors(team), timeout=30)
     (failed,) = _failures(team)
     assert failed.kind == "connection"
     assert failed.cause.startswith(f"the model server at 127.0.0.1:{port} could not be reached")

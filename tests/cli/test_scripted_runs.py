@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from akgentic.cli.team_script import (
     MemberStep,
@@ -20,28 +21,19 @@ from akgentic.cli.team_script import (
     scripted_team,
 )
 from akgentic.team import TeamCard
+from akgentic.team.card_yaml import dump_yaml
+from akgentic.testing.cards import human_worker_team_yaml
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 TEAM = "akgentic.cli.team_cmd"
 RUN = "akgentic.cli.run_cmd"
 
-CARD = """\
-name: scripted-team
-entry_point:
-  card:
-    agent_class: akgentic.agent.HumanProxy
-    description: the person
-    config: {name: "@Human", role: Human}
-members:
-  - card:
-      agent_class: akgentic.agent.BaseAgent
-      description: looks around
-      config:
-        name: "@Worker"
-        role: Worker
-        model_cfg: {provider: openai, model: gpt-4.1-mini}
-message_types: [akgentic.agent.AgentMessage]
-"""
+CARD = human_worker_team_yaml(
+    "scripted-team",
+    human_description="the person",
+    worker_description="looks around",
+    model_cfg={"provider": "openai", "model": "gpt-4.1-mini"},
+)
 
 SCRIPT = """\
 members:
@@ -121,13 +113,17 @@ def test_an_invalid_step_is_an_error_naming_its_place(tmp_path: Path) -> None:
 
 
 def test_a_member_past_the_end_of_its_steps_is_told_so_and_others_keep_theirs() -> None:
-    card = TeamCard.from_yaml(
-        CARD.replace(
-            "message_types:",
-            "  - card:\n      agent_class: akgentic.agent.BaseAgent\n      description: x\n"
-            "      config: {name: '@Other', role: Other}\nmessage_types:",
-        )
+    data = yaml.safe_load(CARD)
+    data["members"].append(
+        {
+            "card": {
+                "agent_class": "akgentic.agent.BaseAgent",
+                "description": "x",
+                "config": {"name": "@Other", "role": "Other"},
+            }
+        }
     )
+    card = TeamCard.from_yaml(dump_yaml(data))
     script = TeamScript(members={"Worker": [MemberStep(text="one")], "@Other": []})
     with scripted_team(card, script) as server:
         worker = card.members[0].card.config.model_cfg  # type: ignore[attr-defined]

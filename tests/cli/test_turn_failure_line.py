@@ -11,29 +11,9 @@ import pytest
 from akgentic.cli.run_cmd import TURN_FAILED_EXIT
 from akgentic.llm.failures import CONTEXT_ADVICE
 from akgentic.llm.scripted_server import ScriptedLLMServer, context_length_exceeded, server_error
+from akgentic.testing.cards import human_worker_team_yaml
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
-
-CARD = """\
-name: faulty
-description: One worker on a model server that fails
-entry_point:
-  card:
-    agent_class: akgentic.agent.HumanProxy
-    description: The person
-    config: {{name: "@Human", role: Human}}
-members:
-  - card:
-      agent_class: akgentic.agent.BaseAgent
-      description: Works
-      config:
-        name: "@Worker"
-        role: Worker
-        model_cfg: {{provider: openai-chat, model: m, base_url: '{base_url}', api_key: k}}
-        runtime_cfg: {{http_client_config: {{max_retries: 0}}}}
-message_types:
-  - akgentic.agent.AgentMessage
-"""
 
 CONTEXT = "the prompt (10,119 tokens) exceeds the model's context (2,048)" + CONTEXT_ADVICE
 
@@ -47,7 +27,19 @@ def server() -> Iterator[ScriptedLLMServer]:
 @pytest.fixture
 def card(tmp_path: Path, server: ScriptedLLMServer) -> Path:
     path = tmp_path / "faulty.yaml"
-    path.write_text(CARD.format(base_url=server.base_url))
+    model_cfg = {
+        "provider": "openai-chat",
+        "model": "m",
+        "base_url": server.base_url,
+        "api_key": "k",
+    }
+    card = human_worker_team_yaml(
+        "faulty",
+        description="One worker on a model server that fails",
+        model_cfg=model_cfg,
+        runtime_cfg={"http_client_config": {"max_retries": 0}},
+    )
+    path.write_text(card)
     return path
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
+from akgentic.testing.cards import human_worker_team_yaml
 
 QUESTION = "Which colour should the report be?"
 #: The tasks the scripted manager puts on the board when asked to ``plan``.
@@ -23,35 +24,43 @@ PLAN = {
 }
 _RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
 
-CARD = """\
-name: console-team
-description: A manager who answers the human and asks it questions
-entry_point:
-  card:
-    agent_class: akgentic.agent.HumanProxy
-    description: The person at the console
-    config: {{name: "@Human", role: Human}}
-members:
-  - card:
-      agent_class: akgentic.agent.BaseAgent
-      description: Answers the human
-      config:
-        name: "@Manager"
-        role: Manager
-        prompt: {{template: "You answer the human."}}
-        model_cfg:
-          {{provider: openai-chat, model: {model}, base_url: '{base_url}', api_key: scripted}}
-        tools:
-          - card: skill
-            skills:
-              skills:
-                - {{name: reporting, description: How reports are written., content: Short.}}
-          - card: notification
-          - card: planning
-            vector_store: false
-message_types:
-  - akgentic.agent.AgentMessage
-"""
+#: The tool cards of the console team's manager.
+TOOLS: list[dict[str, object]] = [
+    {
+        "card": "skill",
+        "skills": {
+            "skills": [
+                {
+                    "name": "reporting",
+                    "description": "How reports are written.",
+                    "content": "Short.",
+                }
+            ]
+        },
+    },
+    {"card": "notification"},
+    {"card": "planning", "vector_store": False},
+]
+
+
+def console_card(server: ScriptedLLMServer) -> str:
+    """The console team's card: a manager who answers the human, its model on ``server``."""
+    return human_worker_team_yaml(
+        "console-team",
+        description="A manager who answers the human and asks it questions",
+        human_description="The person at the console",
+        worker="@Manager",
+        role="Manager",
+        worker_description="Answers the human",
+        prompt="You answer the human.",
+        model_cfg={
+            "provider": "openai-chat",
+            "model": server.model,
+            "base_url": server.base_url,
+            "api_key": "scripted",
+        },
+        tools=TOOLS,
+    )
 
 
 def _last_received(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
@@ -123,7 +132,7 @@ def script_server() -> Iterator[ScriptedLLMServer]:
 @pytest.fixture
 def card_text(script_server: ScriptedLLMServer) -> str:
     """The console team's card, its model pointing at ``script_server``."""
-    return CARD.format(model=script_server.model, base_url=script_server.base_url)
+    return console_card(script_server)
 
 
 @pytest.fixture
@@ -150,7 +159,7 @@ def shared_console(
 
     directory = tmp_path_factory.mktemp("console")
     with ScriptedLLMServer(fallback=ConsoleScript()) as server:
-        text = CARD.format(model=server.model, base_url=server.base_url)
+        text = console_card(server)
         with running_console(f"sqlite:///{directory}/console.db") as (console, client):
             team_id = client.post("/api/teams", json={"card": text}).json()["team_id"]
             reader = StreamReader(client, team_id)

@@ -16,6 +16,7 @@ import yaml
 from akgentic.team import TeamCard, load_team_card
 from akgentic.team.card_yaml import MAX_CARD_BYTES, TeamCardValidationError, parse_team_card
 from akgentic.team.yaml_aliases import ALIAS_NODE_BUDGET, alias_overrun
+from akgentic.testing.cards import entry_echo_team_yaml
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -54,20 +55,7 @@ def _line_of(text: str) -> int:
     return next(i for i, line in enumerate(BOMB.splitlines(), 1) if text in line)
 
 
-ECHO_CARD = """\
-name: plain
-entry_point:
-  card:
-    agent_class: team_test_agents.Echo
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: team_test_agents.Echo
-      description: echo
-      config: {name: "@Echo", role: Echo}
-message_types: [akgentic.core.messages.message.UserMessage]
-"""
+ECHO_CARD = entry_echo_team_yaml("plain", "team_test_agents.Echo")
 
 #: Runs in a child: loads the card given on argv, counting the YAML parser's events
 #: (each ``yaml.parse`` stream is wrapped in a counter that yields the real events),

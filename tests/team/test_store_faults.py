@@ -19,24 +19,12 @@ from uuid import UUID, uuid4
 import pytest
 
 from akgentic.team import SqliteEventStore, TeamStatus, YamlEventStore
+from akgentic.testing.cards import entry_echo_team_yaml
 from akgentic.testing.event_store_contract import contract_event
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
-CARD = """\
-name: fault-team
-entry_point:
-  card:
-    agent_class: team_test_agents.Echo
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: team_test_agents.Echo
-      description: echo
-      config: {name: "@Echo", role: Echo}
-message_types: [akgentic.core.messages.message.UserMessage]
-"""
+CARD = entry_echo_team_yaml("fault-team", "team_test_agents.Echo")
 
 
 @pytest.fixture

@@ -14,24 +14,13 @@ from typing import Any
 import pytest
 
 from akgentic.team import SqliteEventStore, TeamStatus
+from akgentic.testing.cards import entry_echo_team_yaml
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
-CARD = """\
-name: cli-team
-entry_point:
-  card:
-    agent_class: team_test_agents.Echo
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: team_test_agents.Echo
-      description: echo
-      config: {name: "@Echo", role: Echo}
-message_types: [akgentic.core.messages.message.UserMessage]
-metadata_type: team_test_agents.CaseMetadata
-"""
+CARD = entry_echo_team_yaml(
+    "cli-team", "team_test_agents.Echo", metadata_type="team_test_agents.CaseMetadata"
+)
 
 
 @pytest.fixture

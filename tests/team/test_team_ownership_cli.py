@@ -21,7 +21,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from uuid import UUID
@@ -29,24 +28,12 @@ from uuid import UUID
 import pytest
 
 from akgentic.team import SqliteEventStore, TeamStatus
-from akgentic.testing.waiting import wait_until
+from akgentic.testing.cards import entry_echo_team_yaml
+from akgentic.testing.waiting import poll_until, wait_until
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
-CARD = """\
-name: owned-team
-entry_point:
-  card:
-    agent_class: team_test_agents.Echo
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: team_test_agents.Echo
-      description: echo
-      config: {name: "@Echo", role: Echo}
-message_types: [akgentic.core.messages.message.UserMessage]
-"""
+CARD = entry_echo_team_yaml("owned-team", "team_test_agents.Echo")
 RUNNING = "running; type messages"
 BOUND = 90.0
 
@@ -125,15 +112,9 @@ def wait_running(child: subprocess.Popen[str]) -> list[str]:
 
 def first_exit(children: list[subprocess.Popen[str]], timeout: float = BOUND) -> int:
     """Index of the first child to exit (bounded; polls the processes' state)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for index, child in enumerate(children):
-            try:
-                child.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                continue
-            return index
-    raise AssertionError(f"no child exited within {timeout} s")
+    if not poll_until(lambda: any(child.poll() is not None for child in children), timeout):
+        raise AssertionError(f"no child exited within {timeout} s")
+    return next(index for index, child in enumerate(children) if child.poll() is not None)
 
 
 def stopped_team(run_cli: Run, card_file: Path) -> str:

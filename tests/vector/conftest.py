@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pykka
@@ -42,18 +40,3 @@ def manager(actor_system: ActorSystem, event_store: SqliteEventStore) -> Iterato
     team_manager = TeamManager(actor_system, event_store)
     yield team_manager
     team_manager.stop_all()
-
-
-@pytest.fixture
-def wait_until() -> Callable[..., None]:
-    """``wait_until(predicate, timeout=20.0)``: a bounded wait on a condition."""
-
-    def wait(predicate: Callable[[], object], timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        event = threading.Event()
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"condition not met within {timeout} s")
-            event.wait(0.01)
-
-    return wait

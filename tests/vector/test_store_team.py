@@ -182,14 +182,14 @@ def _store_events(event_store: SqliteEventStore, team_id: UUID) -> list[str]:
 
 
 def test_the_log_grows_by_the_change_not_by_the_size_of_the_store(
-    manager: TeamManager, event_store: SqliteEventStore, wait_until: Callable[..., None]
+    manager: TeamManager, event_store: SqliteEventStore
 ) -> None:
     runtime = manager.create_team(card(member("@A", vector_store=inmemory())))
     store = store_of(runtime)
     store.add("planning", rows(1, 0))
     store.add("planning", rows(5_000, 1))
     store.add("planning", rows(1, 9_000))
-    wait_until(lambda: len(_store_events(event_store, runtime.id)) == 4)
+    wait_until(lambda: len(_store_events(event_store, runtime.id)) == 4, timeout=20)
     sizes = [len(e) for e in _store_events(event_store, runtime.id)]
     small, big, last = sizes[1], sizes[2], sizes[3]
     assert big > 500 * small  # 5,000 rows cost about 5,000 times one row
@@ -251,14 +251,14 @@ def test_the_store_actor_refuses_bad_input_as_the_spec_says(manager: TeamManager
 
 
 def test_unicode_and_a_lone_surrogate_survive_the_log_and_a_resume(
-    manager: TeamManager, event_store: SqliteEventStore, wait_until: Callable[..., None]
+    manager: TeamManager, event_store: SqliteEventStore
 ) -> None:
     runtime = manager.create_team(card(member("@A", vector_store=inmemory())))
     store = store_of(runtime)
     text = "Straße 🚀 مرحبا broken \ud800 half"
     [row] = rows(1)
     store.add("planning", [row.model_copy(update={"text": text, "ref_id": "ü-🚀"})])
-    wait_until(lambda: len(_store_events(event_store, runtime.id)) == 2)
+    wait_until(lambda: len(_store_events(event_store, runtime.id)) == 2, timeout=20)
     resumed = store_of(_restart(manager, runtime))
     hit = resumed.search("planning", row.vector, 1).hits[0]
     assert (hit.ref_id, hit.text) == ("ü-🚀", text)

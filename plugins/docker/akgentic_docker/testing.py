@@ -17,9 +17,10 @@ import signal
 import subprocess
 import tarfile
 import tempfile
-import time
 from pathlib import Path
 from types import TracebackType
+
+from akgentic.testing.waiting import poll_until
 
 __all__ = ["BUSYBOX_IMAGE", "EngineUnavailable", "LocalEngine"]
 
@@ -94,13 +95,17 @@ class LocalEngine:
             )  # fmt: skip
         finally:
             log.close()
-        deadline = time.monotonic() + self.start_timeout_s
-        while not self._answers(docker):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                tail = (self.root / "dockerd.log").read_text("utf-8", "replace")[-600:]
-                self.stop()
-                raise EngineUnavailable(f"dockerd did not start: {tail.strip()}")
-            time.sleep(0.2)
+        process = self.process
+        # Settled: the engine answers, or it exited (and never will).
+        settled = poll_until(
+            lambda: self._answers(docker) or process.poll() is not None,
+            self.start_timeout_s,
+            interval=0.2,
+        )
+        if not settled or process.poll() is not None:
+            tail = (self.root / "dockerd.log").read_text("utf-8", "replace")[-600:]
+            self.stop()
+            raise EngineUnavailable(f"dockerd did not start: {tail.strip()}")
         imported = subprocess.run(
             [docker, "-H", self.host, "import", "-", BUSYBOX_IMAGE],
             input=_busybox_tar(busybox), capture_output=True, timeout=120, check=False,

@@ -16,8 +16,8 @@ from akgentic_knowledge_graph import (
 )
 
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.testing.teams import wait_for
 from akgentic.testing.tool_team import ToolStateRecorder
+from akgentic.testing.waiting import wait_until
 from akgentic.tool import RetriableError, ToolFactory
 from akgentic.vector import VectorStoreParam
 
@@ -118,7 +118,7 @@ def test_deleting_an_entity_cascades_to_its_relations_in_one_event(team: Any) ->
     view = _actor(team).get_graph(None)
     assert [e.name for e in view.entities] == ["Alice", "Bob", "Zed"]
     assert [(r.from_entity, r.to_entity) for r in view.relations] == [("Zed", "Bob")]
-    wait_for(lambda: len(events.seen) >= 2)
+    wait_until(lambda: len(events.seen) >= 2, timeout=30)
     assert [e.seq for e in events.seen] == [1, 2]  # the no-op update used no number
     payload = events.seen[1].payload
     assert isinstance(payload, KnowledgeGraphStateEvent)

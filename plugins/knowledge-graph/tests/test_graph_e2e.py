@@ -18,7 +18,7 @@ from akgentic.agent.messages import AgentMessage
 from akgentic.core import ActorSystem, AgentCard, BaseConfig
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import wait_for
+from akgentic.testing.waiting import wait_until
 from akgentic.vector import VectorStoreParam
 
 team_api = pytest.importorskip("akgentic.team")
@@ -125,7 +125,7 @@ def test_the_model_builds_the_graph_finds_it_by_a_word_and_it_survives_a_new_pro
     llm_server.fallback = structured(StructuredOutput())
     runtime = manager.create_team(_card(llm_server))
     runtime.send_to("@Scribe", "Record that Alice runs the mailing list at Acme.")
-    wait_for(lambda: llm_server.served == 3)
+    wait_until(lambda: llm_server.served == 3, timeout=30)
     assert runtime.wait_idle(timeout=30)
     seen = json.dumps(llm_server.requests[2]["messages"], ensure_ascii=False)
     assert "[entity] Alice (person): runs the mailing list (score: 1.00)" in seen

@@ -14,7 +14,7 @@ from akgentic_knowledge_graph.actor import KnowledgeGraphActor
 
 from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.testing.teams import wait_for
+from akgentic.testing.waiting import wait_until
 
 from .test_graph import GRAPH, Events
 
@@ -32,7 +32,7 @@ def test_a_graph_without_a_checkpoint_is_rebuilt_from_its_state_events(team: Any
             {"delete_entities": ["Acme"], "update_entities": [{"name": "Zed", "is_root": True}]}
         )
     )
-    wait_for(lambda: len(events.seen) == 2)
+    wait_until(lambda: len(events.seen) == 2, timeout=30)
     expected = graph.get_graph(None)
 
     fresh_config = KnowledgeGraphConfig(name="#GraphReplay", role="ToolActor")

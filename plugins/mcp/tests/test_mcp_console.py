@@ -12,42 +12,29 @@ from pathlib import Path
 from akgentic_mcp import MCPHTTPConnectionConfig, MCPStdioConnectionConfig, MCPTool
 
 from akgentic.llm.scripted_server import ScriptedLLMServer
+from akgentic.testing.cards import human_worker_team_yaml
 from akgentic.testing.console import running_console
-
-CARD = """\
-name: mcp-team
-entry_point:
-  card:
-    agent_class: akgentic.agent.HumanProxy
-    description: The person at the console
-    config: {{name: "@Human", role: Human}}
-members:
-  - card:
-      agent_class: akgentic.agent.BaseAgent
-      description: Has an MCP server
-      config:
-        name: "@Worker"
-        role: Worker
-        prompt: {{template: "You work."}}
-        model_cfg:
-          {{provider: openai-chat, model: {model}, base_url: '{base_url}', api_key: scripted}}
-        tools:
-          - card: mcp
-            connection:
-              stdio_command: {python}
-              stdio_args: ["-c", "open({marker!r}, 'w').write('ran on the host')"]
-              stdio_env: {{INLINE_KEY: inline-s3cret-value}}
-message_types:
-  - akgentic.agent.AgentMessage
-"""
 
 
 def _card(llm_server: ScriptedLLMServer, marker: Path) -> str:
-    return CARD.format(
-        model=llm_server.model,
-        base_url=llm_server.base_url,
-        python=sys.executable,
-        marker=str(marker),
+    """A worker with a stdio MCP server whose command leaves ``marker`` if it ever runs."""
+    connection = {
+        "stdio_command": sys.executable,
+        "stdio_args": ["-c", f"open({str(marker)!r}, 'w').write('ran on the host')"],
+        "stdio_env": {"INLINE_KEY": "inline-s3cret-value"},
+    }
+    return human_worker_team_yaml(
+        "mcp-team",
+        human_description="The person at the console",
+        worker_description="Has an MCP server",
+        prompt="You work.",
+        model_cfg={
+            "provider": "openai-chat",
+            "model": llm_server.model,
+            "base_url": llm_server.base_url,
+            "api_key": "scripted",
+        },
+        tools=[{"card": "mcp", "connection": connection}],
     )
 
 

@@ -10,7 +10,8 @@ from akgentic_mcp import MCPStdioConnectionConfig, MCPTool
 
 from akgentic.agent import StructuredOutput
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import ScriptedTeam, wait_for
+from akgentic.testing.teams import ScriptedTeam
+from akgentic.testing.waiting import wait_until
 
 
 def test_the_model_calls_a_stdio_server_tool_and_the_result_reaches_the_conversation(
@@ -25,7 +26,7 @@ def test_the_model_calls_a_stdio_server_tool_and_the_result_reaches_the_conversa
     with ScriptedTeam(llm_server) as team:
         member = team.spawn("@Researcher", [card])
         team.say(member, "Use the echo tool.")
-        wait_for(lambda: llm_server.served == 2, timeout=180)
+        wait_until(lambda: llm_server.served == 2, timeout=180)
     first, second = llm_server.requests
     offered = {tool["function"]["name"] for tool in first["tools"]}
     assert {"echo", "read_env", "boom", "huge", "ask_client", "bloated"} <= offered

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError, computed_field
 from akgentic.core import ActorSystem, BaseConfig, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured
-from akgentic.testing.teams import ScriptedTeam, wait_for
+from akgentic.testing.teams import ScriptedTeam
+from akgentic.testing.waiting import wait_until
 from akgentic.tool import ToolFactory
 from akgentic.tool.testing import RecordingObserver
 
@@ -237,7 +238,7 @@ def run_two_turns(team: ScriptedTeam, llm_server: ScriptedLLMServer) -> None:
     llm_server.add(structured(StructuredOutput()), structured(StructuredOutput()))
     member = team.spawn("@Auditor", [card("FY {fiscal_year}, {engagement}", "Team context")])
     team.say(member, "Start.")
-    wait_for(lambda: llm_server.served == 1)
+    wait_until(lambda: llm_server.served == 1, timeout=30)
     team.proxy.set_metadata(Engagement(fiscal_year=2031, engagement="Audit"))
     team.say(member, "Again.")
-    wait_for(lambda: llm_server.served == 2)
+    wait_until(lambda: llm_server.served == 2, timeout=30)

@@ -10,7 +10,8 @@ from akgentic_model import ModelTool, SwitchModel
 from akgentic.agent import AgentConfig, BaseAgent, Request, StructuredOutput
 from akgentic.core import AgentCard
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import ScriptedTeam, human_led_team, wait_for
+from akgentic.testing.teams import ScriptedTeam, human_led_team
+from akgentic.testing.waiting import wait_until
 from akgentic.tool import COMMAND
 
 team_api = pytest.importorskip("akgentic.team")
@@ -41,7 +42,7 @@ def test_a_switched_model_answers_the_first_turn_after_a_resume(
     )
     runtime = team_manager.create_team(team_card(llm_server, roster(llm_server)))
     runtime.send("Switch to the deep model.")
-    wait_for(lambda: llm_server.served == 2)
+    wait_until(lambda: llm_server.served == 2, timeout=30)
     assert runtime.wait_idle(timeout=30)
     # The switch applies from the next run: this run finished on its model.
     assert [body["model"] for body in llm_server.requests] == ["fast", "fast"]
@@ -49,7 +50,7 @@ def test_a_switched_model_answers_the_first_turn_after_a_resume(
 
     resumed = team_manager.resume_team(runtime.id)
     resumed.send("Go on.")
-    wait_for(lambda: llm_server.served == 3)
+    wait_until(lambda: llm_server.served == 3, timeout=30)
     assert resumed.wait_idle(timeout=30)
     assert llm_server.requests[2]["model"] == "deep"
 
@@ -65,8 +66,8 @@ def test_a_stored_model_no_longer_in_the_roster_falls_back_once_with_a_warning(
         agent.state.tool_state.active_model = "openai-chat:gone"
         team.say(member, "First.")
         team.say(member, "Second.")
-        wait_for(lambda: llm_server.served == 2)
-        wait_for(lambda: agent.list_model_rows()[0].active)
+        wait_until(lambda: llm_server.served == 2, timeout=30)
+        wait_until(lambda: agent.list_model_rows()[0].active, timeout=30)
     assert [body["model"] for body in llm_server.requests] == ["fast", "fast"]
     warnings = [r for r in caplog.records if "stored model 'openai-chat:gone'" in r.getMessage()]
     assert len(warnings) == 1
@@ -90,10 +91,10 @@ def test_an_agent_sending_switch_model_to_another_agent_does_not_switch_it(
         )
         boss = team.spawn("@Boss", [])
         team.say(boss, "Make @Target use the deep model.")
-        wait_for(lambda: team.sent_to("@Target"))
+        wait_until(lambda: team.sent_to("@Target"), timeout=30)
         # Either the line was answered as a command (a notification back to @Boss) or
         # @Target thought about it in a model turn: wait for whichever happens.
-        wait_for(lambda: team.sent_to("@Boss")[1:] or llm_server.served >= 2)
+        wait_until(lambda: team.sent_to("@Boss")[1:] or llm_server.served >= 2, timeout=30)
         target_agent = team.system.proxy_ask(target, BaseAgent, timeout=10)
         assert target_agent.state.tool_state.active_model is None
         assert target_agent.list_model_rows()[0].active  # still the declared (first) model

@@ -18,25 +18,17 @@ from uuid import UUID, uuid4
 
 import pytest
 
+from akgentic.testing.cards import entry_echo_team_yaml
 from akgentic.testing.runtime_contract import Fleet
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
-CARD = """\
-name: fleet-cli-team
-entry_point:
-  card:
-    agent_class: akgentic.testing.cluster_team.QuietAgent
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: akgentic.testing.cluster_team.QuietAgent
-      description: quiet
-      config: {name: "@Quiet", role: Quiet}
-message_types: [akgentic.core.messages.message.UserMessage]
-metadata_type: akgentic.testing.cluster_team.QuietMetadata
-"""
+CARD = entry_echo_team_yaml(
+    "fleet-cli-team",
+    "akgentic.testing.cluster_team.QuietAgent",
+    member_name="@Quiet",
+    metadata_type="akgentic.testing.cluster_team.QuietMetadata",
+)
 
 
 @pytest.fixture

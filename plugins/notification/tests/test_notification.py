@@ -16,7 +16,8 @@ from akgentic.agent.messages import AgentMessage
 from akgentic.core import ActorSystem, BaseConfig, Orchestrator
 from akgentic.core.actor_address import ActorAddress
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured
-from akgentic.testing.teams import ScriptedTeam, wait_for
+from akgentic.testing.teams import ScriptedTeam
+from akgentic.testing.waiting import wait_until
 from akgentic.tool import RetriableError, ToolFactory
 from akgentic.tool.testing import RecordingObserver
 
@@ -76,7 +77,7 @@ def test_a_reminder_arrives_as_a_notification_from_the_tool_actor(
         "Notification 1 scheduled; it will arrive in 1 seconds."
     )
     clock.advance(1)
-    wait_for(lambda: team.sent_to("@A"))
+    wait_until(lambda: team.sent_to("@A"), timeout=30)
     (delivered,) = team.sent_to("@A")
     assert isinstance(delivered, AgentMessage)
     assert (delivered.content, delivered.type) == ("ping", "notification")
@@ -219,7 +220,7 @@ def test_a_valid_custom_class_is_what_arrives(team: ScriptedTeam, clock: Any) ->
     card = NotificationTool(message_class=f"{__name__}.Reminder").observer(observer)
     tools_of(card)["register_notification"]("custom", 1)
     clock.advance(2)
-    wait_for(lambda: team.sent_to("@A"))
+    wait_until(lambda: team.sent_to("@A"), timeout=30)
     assert type(team.sent_to("@A")[0]) is Reminder
 
 
@@ -231,7 +232,7 @@ def test_an_owner_off_the_roster_is_waited_for_then_dropped_after_the_grace(
     tools = tools_of(NotificationTool().observer(observer))
     tools["register_notification"]("lost", 1)
     team.system.proxy_ask(member).stop()
-    wait_for(lambda: all(m.name != "@A" for m in team.proxy.get_team()))
+    wait_until(lambda: all(m.name != "@A" for m in team.proxy.get_team()), timeout=30)
     clock.advance(10)
     (actor,) = notification_actors(team)
     tool_actor = team.system.proxy_ask(actor, NotificationActor, timeout=10)
@@ -249,7 +250,10 @@ def test_the_tick_thread_ends_with_the_team_and_holds_only_event_and_address(
     with ScriptedTeam(llm_server) as team:
         observer = MemberObserver(team, team.spawn("@A", []))
         NotificationTool().observer(observer)
-        wait_for(lambda: any(t.name == "#NotificationTool-tick" for t in threading.enumerate()))
+        wait_until(
+            lambda: any(t.name == "#NotificationTool-tick" for t in threading.enumerate()),
+            timeout=30,
+        )
         (ticker,) = [t for t in threading.enumerate() if t.name == "#NotificationTool-tick"]
         assert getattr(ticker, "_target", None) is tick_loop
         arguments: tuple[Any, ...] = getattr(ticker, "_args", ())
@@ -306,6 +310,8 @@ def test_nothing_is_delivered_while_the_team_is_restoring(
         assert "id 1: after restore (due now)" in tools["pending_notification"]()
         orchestrator.end_restoration()
         assert orchestrator.is_restoring() is False
-        wait_for(lambda: tools["pending_notification"]() == "No pending notifications.")
+        wait_until(
+            lambda: tools["pending_notification"]() == "No pending notifications.", timeout=30
+        )
     finally:
         system.shutdown(timeout=10)

@@ -13,7 +13,8 @@ from akgentic.agent import AgentConfig, BaseAgent, StructuredOutput
 from akgentic.core import AgentCard
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import human_led_team, wait_for
+from akgentic.testing.teams import human_led_team
+from akgentic.testing.waiting import wait_until
 
 team_api = pytest.importorskip("akgentic.team")
 
@@ -49,7 +50,7 @@ def test_a_reminder_due_while_the_team_is_stopped_is_delivered_once_after_resume
     llm_server.fallback = structured(StructuredOutput())
     runtime = team_manager.create_team(_card(llm_server))
     runtime.send("Remind me in a minute to ping the reviewers.")
-    wait_for(lambda: llm_server.served == 2)
+    wait_until(lambda: llm_server.served == 2, timeout=30)
     assert runtime.wait_idle(timeout=30)
     scheduled = _notification_actor(runtime).list_for(None)
     assert [entry.content for entry in scheduled] == ["ping the reviewers"]
@@ -58,7 +59,7 @@ def test_a_reminder_due_while_the_team_is_stopped_is_delivered_once_after_resume
 
     clock.advance(120)
     resumed = team_manager.resume_team(runtime.id)
-    wait_for(lambda: llm_server.served == 3)
+    wait_until(lambda: llm_server.served == 3, timeout=30)
     assert resumed.wait_idle(timeout=30)
 
     delivered = llm_server.requests[2]

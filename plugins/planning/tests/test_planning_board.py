@@ -16,8 +16,8 @@ from akgentic_planning import (
     UpdatePlan,
 )
 
-from akgentic.testing.teams import wait_for
 from akgentic.testing.tool_team import ToolStateRecorder
+from akgentic.testing.waiting import wait_until
 from akgentic.tool import RetriableError, ToolFactory
 from akgentic.vector import VectorStoreParam
 
@@ -167,7 +167,7 @@ def test_state_events_list_real_changes_numbered_without_gaps(team: Any) -> None
     tools["update_planning"](
         UpdatePlan(update_tasks=[TaskUpdate(id=1, owner="@B")], delete_tasks=[2])
     )
-    wait_for(lambda: len(events.seen) >= 2)
+    wait_until(lambda: len(events.seen) >= 2, timeout=30)
     assert [e.seq for e in events.seen] == [1, 2]
     first, second = events.payloads()
     assert [t.id for t in first.tasks_added] == [1, 2] and not first.tasks_modified

@@ -19,7 +19,7 @@ from akgentic.agent.output_models import Request
 from akgentic.core import ActorSystem, AgentCard, BaseConfig
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import wait_for
+from akgentic.testing.waiting import wait_until
 from akgentic.vector import VectorStoreParam
 
 team_api = pytest.importorskip("akgentic.team")
@@ -99,10 +99,10 @@ def test_a_manager_plans_and_the_assignee_sees_its_task_in_the_context_delta(
     )
     runtime = manager.create_team(_card(llm_server))
     runtime.send_to("@Worker", "Stand by for tasks.")
-    wait_for(lambda: llm_server.served == 1)
+    wait_until(lambda: llm_server.served == 1, timeout=30)
     assert runtime.wait_idle(timeout=30)
     runtime.send_to("@Manager", "Plan the release.")
-    wait_for(lambda: llm_server.served == 4)
+    wait_until(lambda: llm_server.served == 4, timeout=30)
     assert runtime.wait_idle(timeout=30)
 
     first = json.dumps(llm_server.requests[0]["messages"], ensure_ascii=False)
@@ -155,7 +155,7 @@ def test_after_a_resume_in_a_new_process_board_search_and_numbering_continue(
     llm_server.fallback = structured(StructuredOutput())
     runtime = manager.create_team(_card(llm_server))
     runtime.send_to("@Manager", "Plan the release.")
-    wait_for(lambda: llm_server.served == 2)
+    wait_until(lambda: llm_server.served == 2, timeout=30)
     assert runtime.wait_idle(timeout=30)
     board = _planning(runtime)
     expected_tasks = [[t.id, t.description, t.owner, t.creator] for t in board.get_tasks()]

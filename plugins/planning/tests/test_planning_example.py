@@ -15,7 +15,7 @@ from akgentic.agent.output_models import Request
 from akgentic.core import ActorSystem
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import wait_for
+from akgentic.testing.waiting import wait_until
 
 team_api = pytest.importorskip("akgentic.team")
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "planning-team.yaml"
@@ -62,7 +62,7 @@ def test_the_example_team_plans_and_the_worker_picks_its_task(
     llm_server.fallback = structured(StructuredOutput())
     runtime = manager.create_team(card)
     runtime.send_to("@Manager", "Prepare the quarterly report.")
-    wait_for(lambda: llm_server.served == 4)
+    wait_until(lambda: llm_server.served == 4, timeout=30)
     assert runtime.wait_idle(timeout=30)
     worker_view = json.dumps(llm_server.requests[2]["messages"], ensure_ascii=False)
     assert "- ID 1 [pending] collect the figures (Owner: @Worker, Creator: @Manager)" in (

@@ -16,7 +16,7 @@ from akgentic_planning.actor import PlanActor
 
 from akgentic.core.messages.orchestrator import EventMessage
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.testing.teams import wait_for
+from akgentic.testing.waiting import wait_until
 
 from .test_planning_board import Events
 
@@ -32,7 +32,7 @@ def test_a_board_without_a_checkpoint_is_rebuilt_from_its_state_events(team: Any
     board.update_planning(
         UpdatePlan(update_tasks=[TaskUpdate(id=2, owner="@B")], delete_tasks=[0]), "@A"
     )
-    wait_for(lambda: len(events.seen) == 2)
+    wait_until(lambda: len(events.seen) == 2, timeout=30)
     expected = board.get_tasks()
 
     fresh_config = PlanConfig(name="#PlanningReplay", role="ToolActor")

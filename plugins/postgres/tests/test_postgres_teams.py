@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
@@ -16,25 +15,15 @@ from akgentic_postgres.store import PostgresEventStore
 
 from akgentic.core import ActorSystem
 from akgentic.team import TeamManager, TeamStatus
+from akgentic.testing.cards import entry_echo_team_yaml
 from akgentic.testing.durability import check_surviving_log, kill_mid_conversation
+from akgentic.testing.waiting import poll_until
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
-CARD = """\
-name: pg-cli-team
-entry_point:
-  card:
-    agent_class: pg_test_agents.Echo
-    description: entry
-    config: {name: "@Entry", role: Entry}
-members:
-  - card:
-      agent_class: pg_test_agents.Echo
-      description: echo
-      config: {name: "@Echo", role: Echo}
-message_types: [akgentic.core.messages.message.UserMessage]
-metadata_type: pg_test_agents.CaseMetadata
-"""
+CARD = entry_echo_team_yaml(
+    "pg-cli-team", "pg_test_agents.Echo", metadata_type="pg_test_agents.CaseMetadata"
+)
 
 
 def test_a_team_created_from_the_cli_is_listed_inspected_resumed_and_deleted_elsewhere(
@@ -118,15 +107,9 @@ def _spawn(env: dict[str, str], cwd: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def _first_exit(children: list[subprocess.Popen[str]], timeout: float = 90.0) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for index, child in enumerate(children):
-            try:
-                child.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                continue
-            return index
-    raise AssertionError(f"no child exited within {timeout} s")
+    if not poll_until(lambda: any(child.poll() is not None for child in children), timeout):
+        raise AssertionError(f"no child exited within {timeout} s")
+    return next(index for index, child in enumerate(children) if child.poll() is not None)
 
 
 def test_two_resumes_at_once_on_postgresql_run_one_copy_and_a_killed_owner_frees_it_at_once(

@@ -9,7 +9,8 @@ from akgentic_skill import MENU_HEADER, REFERENCE_HEADER, SkillEntry, Skills, Sk
 from pydantic import ValidationError
 
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
-from akgentic.testing.teams import ScriptedTeam, wait_for
+from akgentic.testing.teams import ScriptedTeam
+from akgentic.testing.waiting import wait_until
 from akgentic.tool import SYSTEM_PROMPT, TOOL_CALL, RetriableError, ToolCard, ToolFactory
 from akgentic.tool.testing import RecordingObserver
 
@@ -148,7 +149,7 @@ def test_an_agent_that_uses_a_skill_gets_the_body_in_that_turns_tool_return(
     with ScriptedTeam(llm_server) as team:
         member = team.spawn("@Clerk", [library(REFUND, ESCALATION)])
         team.say(member, "A customer wants 700 EUR back.")
-        wait_for(lambda: llm_server.served == 2)
+        wait_until(lambda: llm_server.served == 2, timeout=30)
     first, second = llm_server.requests
     assert "refund-policy — Approval rules" in json.dumps(first, ensure_ascii=False)
     assert REFUND.content not in json.dumps(first, ensure_ascii=False)

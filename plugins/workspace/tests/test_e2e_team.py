@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from akgentic.core import ActorSystem, BaseConfig, EventSubscriber, Orchestrator
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import SentMessage
 from akgentic.llm.scripted_server import ScriptedLLMServer, structured, tool_call
+from akgentic.testing.waiting import wait_until
 
 
 class Recorder(EventSubscriber):
@@ -52,15 +52,6 @@ class Recorder(EventSubscriber):
                 and isinstance(m.message, AgentMessage)
                 and m.recipient.name == "@Human"
             ]
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        pause.wait(0.01)
 
 
 def reply(text: str) -> Any:
@@ -128,11 +119,11 @@ def test_two_agents_collide_the_stale_writer_is_refused_and_recovers(
         reply("done"),
     )
     say.send(a, AgentMessage(content="Write the notes.", type="request"))
-    wait_for(lambda: recorder.to_human() == ["written"])
+    wait_until(lambda: recorder.to_human() == ["written"], timeout=60)
     say.send(b, AgentMessage(content="Review the notes.", type="request"))
-    wait_for(lambda: recorder.to_human() == ["written", "edited"])
+    wait_until(lambda: recorder.to_human() == ["written", "edited"], timeout=60)
     say.send(a, AgentMessage(content="Finish the notes.", type="request"))
-    wait_for(lambda: recorder.to_human() == ["written", "edited", "done"])
+    wait_until(lambda: recorder.to_human() == ["written", "edited", "done"], timeout=60)
 
     tree = workspaces_root / "anonymous" / "_id" / "shared"
     assert (tree / "notes.md").read_text() == "reviewed\nfinal\n"

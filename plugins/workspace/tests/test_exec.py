@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from akgentic_workspace import WorkspaceExec
 
 from akgentic.plugins import PluginInfo
 from akgentic.sandbox import SandboxUnavailableError
+from akgentic.testing.waiting import poll_until
 from akgentic.tool.errors import RetriableError
 
 Make = Callable[..., Any]
@@ -108,13 +108,14 @@ def test_a_running_command_holds_the_tree_against_changes_not_reads(
     assert "another command is running" in busy and run_id not in busy and "@A" not in busy
     unknown = b.exec_result(run_id)
     assert f"Unknown run id '{run_id}'" in unknown
-    deadline = time.monotonic() + 20
-    result = slow.exec_result(run_id)
-    pause = threading.Event()
-    while "still in progress" in result and time.monotonic() < deadline:
-        pause.wait(0.1)
-        result = slow.exec_result(run_id)
-    assert result.startswith(f"Run {run_id} - exit_code: 0 (OK)")
+    results: list[str] = []
+
+    def finished() -> bool:
+        results.append(slow.exec_result(run_id))
+        return "still in progress" not in results[-1]
+
+    poll_until(finished, 20, interval=0.1)
+    assert results[-1].startswith(f"Run {run_id} - exit_code: 0 (OK)")
     assert b.write("new.txt", "y") == "Written: new.txt"
     assert "Unknown run id 'deadbeef'" in slow.exec_result("deadbeef")
 

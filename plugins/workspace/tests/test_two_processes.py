@@ -11,14 +11,15 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
-import time
 from pathlib import Path
+
+from akgentic.testing.waiting import poll_until
 
 CHILD = textwrap.dedent(
     """
-    import json, sys, threading, time
+    import json, sys
     from pathlib import Path
+    from akgentic.testing.waiting import poll_until
     from akgentic.tool.core.factory import ToolFactory
     from akgentic.tool.errors import RetriableError
     from akgentic.tool.testing import RecordingObserver
@@ -33,12 +34,8 @@ CHILD = textwrap.dedent(
 
     def barrier():
         (sync / f"ready-{name}").touch()
-        deadline = time.monotonic() + 60
-        pause = threading.Event()
-        while not (sync / "go").exists():
-            if time.monotonic() > deadline:
-                raise SystemExit("no go signal")
-            pause.wait(0.005)
+        if not poll_until((sync / "go").exists, 60):
+            raise SystemExit("no go signal")
 
     if mode == "write":
         tools["workspace_read"]("f.txt")
@@ -82,12 +79,12 @@ def run_children(tmp_path: Path, workspaces_root: Path, mode: str) -> list[list[
         )
         for name in ("@P1", "@P2")
     ]
-    deadline = time.monotonic() + 60
-    pause = threading.Event()
-    while len(list(sync.glob("ready-*"))) < 2:
-        assert time.monotonic() < deadline, "children never reached the barrier"
+
+    def ready() -> bool:
         assert all(c.poll() is None for c in children), [c.communicate() for c in children]
-        pause.wait(0.01)
+        return len(list(sync.glob("ready-*"))) >= 2
+
+    assert poll_until(ready, 60), "children never reached the barrier"
     (sync / "go").touch()
     results = []
     for child in children:
