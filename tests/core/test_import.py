@@ -11,6 +11,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 #: Libraries the core never needs: LLM clients, HTTP stacks, YAML, plugin discovery.
 HEAVY = ("pydantic_ai", "openai", "httpx", "yaml", "stevedore", "pluggy", "mcp", "tavily")
 
@@ -78,7 +80,11 @@ def test_the_public_names_are_importable_from_their_documented_paths() -> None:
     )
     from akgentic.core.actor_address import ActorAddress  # noqa: F401 - importing them is the test
     from akgentic.core.agent import Akgent, WarningError  # noqa: F401 - importing them is the test
-    from akgentic.core.agent_config import AgentConfig, ReadOnlyField  # noqa: F401 - importing them is the test
+    from akgentic.core.agent_config import BaseConfig, ReadOnlyField  # noqa: F401 - importing them is the test
+
+    # The old name still imports, with a warning naming the two classes it is taken for.
+    with pytest.warns(DeprecationWarning, match="akgentic.agent.AgentConfig"):
+        from akgentic.core.agent_config import AgentConfig  # noqa: F401 - importing it is the test
     from akgentic.core.messages.message import UserMessage  # noqa: F401 - importing them is the test
     from akgentic.core.messages.orchestrator import EventMessage, SentMessage  # noqa: F401 - importing them is the test
     from akgentic.core.orchestrator import STOP_TIMEOUT
