@@ -80,7 +80,7 @@ def test_the_public_names_are_importable_from_their_documented_paths() -> None:
     )
     from akgentic.core.actor_address import ActorAddress  # noqa: F401 - importing them is the test
     from akgentic.core.agent import Akgent, WarningError  # noqa: F401 - importing them is the test
-    from akgentic.core.agent_config import BaseConfig, ReadOnlyField  # noqa: F401 - importing them is the test
+    from akgentic.core.agent_config import ReadOnlyField  # noqa: F401 - importing it is the test
 
     # The old name still imports, with a warning naming the two classes it is taken for.
     with pytest.warns(DeprecationWarning, match="akgentic.agent.AgentConfig"):
