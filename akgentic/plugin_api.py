@@ -1,18 +1,11 @@
 """The public surface of the kernel for plugin authors.
 
 A plugin registers what it provides through hook implementations (:data:`hookimpl`)
-that return the typed records below, and imports everything else it needs from the
-submodules of this package, each for one kind of plugin:
-
-- :mod:`akgentic.plugin_api.cards`: tool cards (the card, its params, channels,
-  observers, singleton tool actors);
-- :mod:`akgentic.plugin_api.actors`: the actor runtime (agents, messages, addresses);
-- :mod:`akgentic.plugin_api.teams`: team cards, team records, their errors and ids;
-- :mod:`akgentic.plugin_api.stores`: event stores (codec, claims, paging, drivers);
-- :mod:`akgentic.plugin_api.vectors`: vector backends and embedders;
-- :mod:`akgentic.plugin_api.sandboxes`: sandbox backends;
-- :mod:`akgentic.plugin_api.runtimes`: runtimes (where teams run);
-- :mod:`akgentic.plugin_api.console`: console panes.
+that return the typed records exported here (``ToolCardSpec``, ``EventStoreSpec``,
+``WebRoutesSpec``...), and imports every other kernel name it needs from this module
+too: the tool-card base classes, the actor runtime, team cards and records, the event
+store base and codec, vector backends and embedders, sandbox backends, runtimes, and
+the console's panes and service. ``docs/writing-plugins.md`` lists them by kind.
 
 Stability: a name exported here keeps its meaning and signature across minor
 releases; a change that breaks one comes with a deprecation period of one minor
@@ -21,8 +14,8 @@ other way (a kernel module path, a ``_private`` name) carry no promise, and
 ``tests/test_layering.py`` fails when a plugin in this repository uses one. The
 list, with what each part is for, is in ``docs/writing-plugins.md``.
 
-Each submodule imports only what it exports, so a plugin pays only for the kernel
-parts it uses; this package root stays as cheap as :mod:`akgentic.plugins`.
+Names are imported on first use (a module ``__getattr__``), so a plugin pays only for
+the kernel parts it uses, and importing this module is as cheap as :mod:`akgentic.plugins`.
 """
 
 from __future__ import annotations
@@ -45,6 +38,9 @@ if TYPE_CHECKING:
     from akgentic.console.panes import (
         PaneSource,
         replay_tool_state,
+    )
+    from akgentic.console.service import (
+        ConsoleService,
     )
     from akgentic.core.actor_address import (
         ActorAddress,
@@ -95,6 +91,7 @@ if TYPE_CHECKING:
         SandboxBackendSpec,
         ToolCardSpec,
         VectorBackendSpec,
+        WebRoutesSpec,
     )
     from akgentic.sandbox.backend import (
         MOUNT_POINT,
@@ -323,6 +320,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PaneSource",
         "replay_tool_state",
     ),
+    "akgentic.console.service": ("ConsoleService",),
     "akgentic.core.actor_address": ("ActorAddress",),
     "akgentic.core.actor_address_impl": ("address_of",),
     "akgentic.core.actor_system": ("ActorSystem",),
@@ -348,6 +346,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SandboxBackendSpec",
         "ToolCardSpec",
         "VectorBackendSpec",
+        "WebRoutesSpec",
     ),
     "akgentic.sandbox.backend": (
         "MOUNT_POINT",
@@ -562,6 +561,7 @@ __all__ = [
     "CommandNotAllowedError",
     "CommandParseError",
     "ConsolePaneSpec",
+    "ConsoleService",
     "ContextState",
     "Decide",
     "DriverModule",
@@ -630,6 +630,7 @@ __all__ = [
     "VectorQuery",
     "VectorRows",
     "VectorStoreParam",
+    "WebRoutesSpec",
     "address_of",
     "as_matrix",
     "as_team_id",

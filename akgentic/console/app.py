@@ -27,6 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from akgentic.console.hub import StreamClient
 from akgentic.console.security import AccessGuard
 from akgentic.console.service import ConflictError, ConsoleService, InputError, MissingError
+from akgentic.console.web_routes import mount_web_routes
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -311,4 +312,6 @@ def create_app(
         return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # Plugins' routes (A2A, AG-UI...) sit inside the app, so the guard below covers them.
+    mount_web_routes(app, service)
     return AccessGuard(app, token, loopback=loopback, origin=origin)

@@ -139,6 +139,15 @@ class AccessGuard:
         self.secure_cookie = bool(origin and origin.startswith("https://"))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            # A plugin's routes may accept websockets: the same token, Host and, since a
+            # browser opens them from any page, Origin rules apply to the handshake.
+            if self._problem(scope) is not None or self._foreign_origin(scope):
+                await receive()
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            await self.app(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -159,13 +168,17 @@ class AccessGuard:
             return 403, "this console only answers to a loopback host name"
         if not (self._from_header(scope) or self._from_cookie(scope) or self._opening_page(scope)):
             return 401, "a valid console token is required (open the URL akgentic serve printed)"
-        if scope.get("method", "GET") not in _SAFE_METHODS:
-            origin = _header(scope, b"origin")
-            if origin is not None:
-                netloc = urlsplit(origin).netloc
-                if netloc != host and (self.public_netloc is None or netloc != self.public_netloc):
-                    return 403, "cross-origin requests may not change anything"
+        if scope.get("method", "GET") not in _SAFE_METHODS and self._foreign_origin(scope):
+            return 403, "cross-origin requests may not change anything"
         return None
+
+    def _foreign_origin(self, scope: Scope) -> bool:
+        origin = _header(scope, b"origin")
+        if origin is None:
+            return False
+        netloc = urlsplit(origin).netloc
+        host = _header(scope, b"host")
+        return netloc != host and (self.public_netloc is None or netloc != self.public_netloc)
 
     def _matches(self, candidate: str | None) -> bool:
         if candidate is None:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         Spec,
         ToolCardSpec,
         VectorBackendSpec,
+        WebRoutesSpec,
     )
 
 # Names load on first use: importing the package (as the error classes' importers do)
@@ -80,6 +81,7 @@ _LAZY: dict[str, str] = {
     "Spec": "akgentic.plugins.specs",
     "ToolCardSpec": "akgentic.plugins.specs",
     "VectorBackendSpec": "akgentic.plugins.specs",
+    "WebRoutesSpec": "akgentic.plugins.specs",
 }
 
 __all__ = [
@@ -105,6 +107,7 @@ __all__ = [
     "ToolCardSpec",
     "UnknownPluginNameError",
     "VectorBackendSpec",
+    "WebRoutesSpec",
     "current_registry",
     "get_host",
     "get_registry",

@@ -39,6 +39,7 @@ from akgentic.plugins.specs import (
     SandboxBackendSpec,
     ToolCardSpec,
     VectorBackendSpec,
+    WebRoutesSpec,
 )
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ __all__ = [
     "akgentic_sandbox_backends",
     "akgentic_tool_cards",
     "akgentic_vector_backends",
+    "akgentic_web_routes",
 ]
 
 
@@ -304,6 +306,37 @@ def akgentic_runtimes() -> Iterable[RuntimeSpec]:  # type: ignore[empty-body]
             def akgentic_runtimes():
                 return [RuntimeSpec(name="nats", schemes=("nats",),
                                     connect=connect_nats, init=init_nats)]
+    """
+
+
+@hookspec
+def akgentic_web_routes() -> Iterable[WebRoutesSpec]:  # type: ignore[empty-body]
+    """Serve more routes from ``akgentic serve``, next to the console.
+
+    Purpose:
+        Let a plugin make the server's teams reachable over another protocol
+        (A2A, AG-UI...) without a server of its own: its routes share the
+        console's process, teams, port and access rules. Each implementation
+        runs ``akgentic.testing.WebRoutesContract``.
+
+    Parameters:
+        None.
+
+    Results:
+        Every implementation is called; records are flattened into one map keyed
+        by name, and each prefix belongs to one record (a prefix claimed twice is
+        an error naming both plugins). When the server starts it calls each
+        record's ``build(service)`` once and mounts the ASGI application it
+        returns at the record's ``prefix``, behind the console's token, Host and
+        Origin checks. A ``build`` that raises is reported on one line and its
+        routes answer 503; the console and the other routes work.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_web_routes():
+                return [WebRoutesSpec(name="a2a", prefix="/a2a", build=build_a2a_app)]
     """
 
 

@@ -35,6 +35,7 @@ from akgentic.plugins.specs import (
     Spec,
     ToolCardSpec,
     VectorBackendSpec,
+    WebRoutesSpec,
 )
 
 if TYPE_CHECKING:
@@ -237,6 +238,15 @@ class PluginRegistry:
         self._kind(kind, KINDS[kind][1])
         return self._owners.get(kind, {}).get(name)
 
+    def web_routes(self) -> Mapping[str, WebRoutesSpec]:
+        """Routes served by ``akgentic serve`` by name (hook ``akgentic_web_routes``).
+
+        Each prefix belongs to one record: a prefix claimed twice is an error naming both.
+        """
+        routes = self._kind("web_routes", WebRoutesSpec)
+        self._check_claims(routes, "web_routes", "web prefix", lambda spec: (spec.prefix,))
+        return routes
+
     def event_store_for_scheme(self, scheme: str) -> EventStoreSpec:
         """The event store answering to a URL scheme (``sqlite``, ``postgresql``...)."""
         for spec in self.event_stores().values():
@@ -257,6 +267,8 @@ class PluginRegistry:
                     self.event_stores()
                 elif kind == "runtimes":
                     self.runtimes()
+                elif kind == "web_routes":
+                    self.web_routes()
                 else:
                     self._kind(kind, spec_type)
         result: dict[str, dict[str, list[str]]] = {}
@@ -348,21 +360,35 @@ class PluginRegistry:
         kind: str = "event_stores",
     ) -> None:
         label = "event store URL scheme" if kind == "event_stores" else "cluster URL scheme"
+        self._check_claims(stores, kind, label, _schemes)
+
+    def _check_claims(
+        self,
+        specs: Mapping[str, Any],
+        kind: str,
+        label: str,
+        claims: Callable[[Any], Iterable[str]],
+    ) -> None:
+        """Fail when two records of ``kind`` claim one key (a URL scheme, a web prefix)."""
         seen: dict[str, str] = {}
-        for spec in stores.values():
-            for scheme in spec.schemes:
-                if scheme in seen:
-                    a = self.owner(kind, seen[scheme])
+        for spec in specs.values():
+            for key in claims(spec):
+                if key in seen:
+                    a = self.owner(kind, seen[key])
                     b = self.owner(kind, spec.name)
                     if a is not None and b is not None and a is not b:
-                        raise self._conflict(label, scheme, a, b)
+                        raise self._conflict(label, key, a, b)
                     raise DuplicatePluginNameError(
                         label,
-                        scheme,
-                        a.label if a else seen[scheme],
+                        key,
+                        a.label if a else seen[key],
                         b.label if b else spec.name,
                     )
-                seen[scheme] = spec.name
+                seen[key] = spec.name
+
+
+def _schemes(spec: EventStoreSpec | RuntimeSpec) -> tuple[str, ...]:
+    return spec.schemes
 
 
 def _flatten(

@@ -41,6 +41,7 @@ __all__ = [
     "Spec",
     "ToolCardSpec",
     "VectorBackendSpec",
+    "WebRoutesSpec",
 ]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -386,6 +387,44 @@ class RuntimeSpec(Spec):
                 self._check_callable(name, value)
 
 
+#: What a web-routes prefix may be: one lowercase path segment.
+_PREFIX = re.compile(r"^/[a-z0-9][a-z0-9_-]*$")
+#: Paths of the console itself, which no plugin may take over.
+RESERVED_PREFIXES = frozenset({"/api", "/static"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class WebRoutesSpec(Spec):
+    """Routes a plugin serves from the server of ``akgentic serve``, under ``prefix``.
+
+    ``prefix`` is one lowercase path segment (``"/a2a"``); ``/api`` and ``/static``
+    belong to the console. ``build(service)`` receives the server's
+    :class:`~akgentic.console.service.ConsoleService` (its teams, their runtimes,
+    stored events and questions) and returns an ASGI application, typically a
+    Starlette or FastAPI app, mounted at ``prefix``: a request for
+    ``/a2a/{team_id}/...`` reaches it with the path ``/{team_id}/...``. The
+    console's access rules (the token, the Host and Origin checks, the security
+    headers) wrap it unchanged; the mounted app's lifespan does not run, so it
+    opens what it needs on first use. ``build`` runs once, when the server starts.
+    """
+
+    prefix: str
+    build: Callable[[Any], Any]
+    kind = "web routes"
+
+    def check(self, base: type | None = None) -> None:
+        """``prefix`` is one free lowercase path segment; ``build`` is callable."""
+        super().check(base)
+        if not isinstance(self.prefix, str) or not _PREFIX.match(self.prefix):
+            raise ValueError(
+                f"{self._label()}: prefix must be one lowercase path segment such as "
+                f"'/a2a', got {self.prefix!r}"
+            )
+        if self.prefix in RESERVED_PREFIXES:
+            raise ValueError(f"{self._label()}: prefix {self.prefix} belongs to the console")
+        self._check_callable("build", self.build)
+
+
 #: Registry kind key -> (hook name, record type). The order is the display order.
 KINDS: dict[str, tuple[str, type[Spec]]] = {
     "tool_cards": ("akgentic_tool_cards", ToolCardSpec),
@@ -397,4 +436,5 @@ KINDS: dict[str, tuple[str, type[Spec]]] = {
     "message_types": ("akgentic_message_types", MessageTypeSpec),
     "console_panes": ("akgentic_console_panes", ConsolePaneSpec),
     "runtimes": ("akgentic_runtimes", RuntimeSpec),
+    "web_routes": ("akgentic_web_routes", WebRoutesSpec),
 }

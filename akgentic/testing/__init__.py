@@ -42,6 +42,8 @@ kit in its own test suite:
 - ``WorkspaceContract``: every workspace card's file tools against a hostile tree
   (give the bound card's tree and tools): links swapped in mid-listing, deep trees,
   huge directories, names with control or bidi characters.
+- ``WebRoutesContract``: every plugin serving routes from ``akgentic serve`` (give its
+  registered name, plugin and a path to probe); the console's access rules cover them.
 
 ``FakeSandboxBackend`` runs commands as plain host subprocesses, with no isolation,
 for tests of code that uses a sandbox; a test registers it explicitly.
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
     from akgentic.testing.tool_card_contract import ToolCardContract
     from akgentic.testing.vector_contract import VectorBackendContract
     from akgentic.testing.waiting import poll_until, wait_until
+    from akgentic.testing.web_routes_contract import WebRoutesContract
     from akgentic.testing.workspace_contract import WorkspaceContract, WorkspaceUnderTest
 
 __all__ = [
@@ -83,6 +86,7 @@ __all__ = [
     "ScriptedLLMServer",
     "ToolCardContract",
     "VectorBackendContract",
+    "WebRoutesContract",
     "WorkspaceContract",
     "WorkspaceUnderTest",
     "entry_echo_team_yaml",
@@ -112,6 +116,7 @@ _LAZY = {
     "FakeSandboxBackend": "akgentic.testing.fake_sandbox",
     "WorkspaceContract": "akgentic.testing.workspace_contract",
     "WorkspaceUnderTest": "akgentic.testing.workspace_contract",
+    "WebRoutesContract": "akgentic.testing.web_routes_contract",
 }
 
 
