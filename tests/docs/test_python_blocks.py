@@ -29,7 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parent / "support"
-PAGES = ("event-stores.md", "writing-plugins.md", "cluster.md")
+PAGES = ("event-stores.md", "writing-plugins.md", "cluster.md", "console.md")
 #: The packages under ``support``, forgotten around each block so every block imports afresh.
 SUPPORT_PACKAGES = {p.name for p in SUPPORT.iterdir() if p.is_dir() and p.name.isidentifier()}
 _FILE_HEADER = re.compile(r"#\s*([\w/]+)\.py\b")
