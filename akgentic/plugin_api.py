@@ -46,6 +46,10 @@ if TYPE_CHECKING:
         PaneSource,
         replay_tool_state,
     )
+    from akgentic.console.views import (
+        pending_questions,
+        roster,
+    )
     from akgentic.core.actor_address import (
         ActorAddress,
     )
@@ -72,6 +76,7 @@ if TYPE_CHECKING:
     )
     from akgentic.core.messages.orchestrator import (
         EventMessage,
+        SentMessage,
     )
     from akgentic.core.proxy import (
         ProxyWrapper,
@@ -154,6 +159,9 @@ if TYPE_CHECKING:
     from akgentic.team.ownership import (
         TeamId,
         as_team_id,
+    )
+    from akgentic.team.runtime import (
+        TeamRuntime,
     )
     from akgentic.team.stores.base import (
         Decide,
@@ -323,6 +331,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PaneSource",
         "replay_tool_state",
     ),
+    "akgentic.console.views": (
+        "pending_questions",
+        "roster",
+    ),
     "akgentic.core.actor_address": ("ActorAddress",),
     "akgentic.core.actor_address_impl": ("address_of",),
     "akgentic.core.actor_system": ("ActorSystem",),
@@ -331,7 +343,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "akgentic.core.agent_state": ("BaseState",),
     "akgentic.core.errors": ("RetriableError",),
     "akgentic.core.messages.message": ("Message",),
-    "akgentic.core.messages.orchestrator": ("EventMessage",),
+    "akgentic.core.messages.orchestrator": (
+        "EventMessage",
+        "SentMessage",
+    ),
     "akgentic.core.proxy": ("ProxyWrapper",),
     "akgentic.core.utils.serializer": (
         "SerializableBaseModel",
@@ -398,6 +413,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamId",
         "as_team_id",
     ),
+    "akgentic.team.runtime": ("TeamRuntime",),
     "akgentic.team.stores.base": (
         "Decide",
         "Payload",
@@ -601,6 +617,7 @@ __all__ = [
     "Scalar",
     "SearchActorConfig",
     "SearchResult",
+    "SentMessage",
     "SerializableBaseModel",
     "StoreBase",
     "StreamCapture",
@@ -614,6 +631,7 @@ __all__ = [
     "TeamNotFoundError",
     "TeamOwnedError",
     "TeamOwner",
+    "TeamRuntime",
     "TeamStateError",
     "TeamStatus",
     "TeamSummary",
@@ -670,6 +688,7 @@ __all__ = [
     "needs_store_actor",
     "normalize_system_prompt_to_llm_context",
     "open_event_store",
+    "pending_questions",
     "pump_pipes",
     "ranked_hits",
     "repeated_event",
@@ -677,6 +696,7 @@ __all__ = [
     "resolve_param",
     "resolve_sandbox_backend",
     "resolve_store_param",
+    "roster",
     "row_fields",
     "row_object_id",
     "run_initialiser",
