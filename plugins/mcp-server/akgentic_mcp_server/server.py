@@ -23,7 +23,6 @@ from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any, TypeVar
-from uuid import UUID
 
 import anyio
 import anyio.to_thread
@@ -112,15 +111,15 @@ def _reply_text(replies: list[dict[str, Any]], finished: bool) -> str:
 
 async def _follow_turn(
     team: ServedTeam,
-    root: UUID,
-    start: Callable[[], object],
+    begin: Callable[[Callable[[dict[str, Any]], None]], Turn],
     ctx: Context[Any, Any],
     timeout: float,
 ) -> CallToolResult:
-    """Follow the turn rooted at ``root`` that ``start`` begins, until the team is idle.
+    """Run the turn ``begin`` starts (it gets the turn's message callback) until the team is idle.
 
     Each message of the turn is reported as a progress notification (when the client
-    asked for progress); the result holds the turn's messages to the human.
+    asked for progress); the result holds the turn's messages to the human. Beginning
+    and waiting share one worker thread: a thread hop is a good part of what MCP adds.
     """
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -128,7 +127,13 @@ async def _follow_turn(
     def on_message(row: dict[str, Any]) -> None:  # on the orchestrator's thread
         loop.call_soon_threadsafe(queue.put_nowait, row)
 
-    turn: Turn = team.follow(root, on_message)
+    def run() -> tuple[Turn, bool]:
+        turn = begin(on_message)
+        try:
+            return turn, team.wait_idle(timeout)
+        finally:
+            team.unfollow(turn)
+
     reported = 0
 
     async def report(row: dict[str, Any]) -> None:
@@ -136,24 +141,18 @@ async def _follow_turn(
         reported += 1
         await ctx.report_progress(reported, None, _progress_line(row))
 
-    try:
-        await _blocking(start)
-        waiting: asyncio.Future[bool] = asyncio.ensure_future(
-            _blocking(partial(team.wait_idle, timeout))
-        )
-        while not waiting.done():
-            getter: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(queue.get())
-            either: list[asyncio.Future[Any]] = [waiting, getter]
-            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-            if getter.done():
-                await report(getter.result())
-            else:
-                getter.cancel()
-        finished = waiting.result()
-        while not queue.empty():
-            await report(queue.get_nowait())
-    finally:
-        team.unfollow(turn)
+    running: asyncio.Future[tuple[Turn, bool]] = asyncio.ensure_future(_blocking(run))
+    while not running.done():
+        getter: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(queue.get())
+        either: list[asyncio.Future[Any]] = [running, getter]
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            await report(getter.result())
+        else:
+            getter.cancel()
+    turn, finished = running.result()
+    while not queue.empty():
+        await report(queue.get_nowait())
     replies = list(turn.replies)
     return CallToolResult(
         content=[TextContent(type="text", text=_reply_text(replies, finished))],
@@ -197,8 +196,7 @@ def build_server(team: ServedTeam) -> MCPServer[Any]:
         text: str, ctx: Context[Any, Any], timeout_s: Timeout = DEFAULT_ASK_TIMEOUT
     ) -> CallToolResult:
         try:
-            message = await _blocking(partial(team.message, text))
-            return await _follow_turn(team, message.id, partial(team.send, message), ctx, timeout_s)
+            return await _follow_turn(team, partial(team.ask, text), ctx, timeout_s)
         except Exception as exc:
             raise _refuse("ask", exc) from None
 
@@ -211,8 +209,7 @@ def build_server(team: ServedTeam) -> MCPServer[Any]:
     )
     async def send(text: str) -> CallToolResult:
         try:
-            message = await _blocking(partial(team.message, text))
-            await _blocking(partial(team.send, message))
+            message = await _blocking(partial(team.send_text, text))
         except Exception as exc:
             raise _refuse("send", exc) from None
         return _json_result({"sent": True, "message_id": str(message.id)})
@@ -244,14 +241,8 @@ def build_server(team: ServedTeam) -> MCPServer[Any]:
         timeout_s: Timeout = DEFAULT_ASK_TIMEOUT,
     ) -> CallToolResult:
         try:
-            try:
-                root = UUID(question_id)
-            except ValueError:
-                raise RequestError(
-                    f"no open question {question_id!r}; the status tool lists the open ones"
-                ) from None
             return await _follow_turn(
-                team, root, partial(team.answer, question_id, text), ctx, timeout_s
+                team, partial(team.answer_turn, question_id, text), ctx, timeout_s
             )
         except Exception as exc:
             raise _refuse("answer", exc) from None

@@ -287,6 +287,44 @@ class ServedTeam:
         """Send ``message`` to every supervisor, as the team's entry point."""
         self.runtime().send(message)
 
+    def send_text(self, text: str) -> Message:
+        """Send ``text`` to every supervisor, as the human; returns the message sent."""
+        message = self.message(text)
+        self.send(message)
+        return message
+
+    def ask(self, text: str, on_message: Callable[[dict[str, Any]], None] | None = None) -> Turn:
+        """Send ``text`` as the human and follow the turn it starts (unfollow it when done)."""
+        message = self.message(text)
+        turn = self.follow(message.id, on_message)
+        try:
+            self.send(message)
+        except BaseException:
+            self.unfollow(turn)
+            raise
+        return turn
+
+    def answer_turn(
+        self,
+        question_id: str,
+        text: str,
+        on_message: Callable[[dict[str, Any]], None] | None = None,
+    ) -> Turn:
+        """Answer an open question and follow the turn the answer starts (unfollow when done)."""
+        try:
+            root = UUID(question_id)
+        except ValueError:
+            raise RequestError(
+                f"no open question {question_id!r}; the status tool lists the open ones"
+            ) from None
+        turn = self.follow(root, on_message)
+        try:
+            self.answer(question_id, text)
+        except BaseException:
+            self.unfollow(turn)
+            raise
+        return turn
+
     def follow(
         self, root: UUID, on_message: Callable[[dict[str, Any]], None] | None = None
     ) -> Turn:

@@ -6,13 +6,17 @@ the human a question back for ``ask me ...`` and says ``Noted: <answer>`` to an 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from akgentic_mcp_server.testing import SyncClient
+from akgentic_mcp_server.testing import SyncClient, child_env
 
 from akgentic.testing.waiting import wait_until
 
@@ -168,3 +172,34 @@ def test_streamable_http_serves_ask_send_and_resumes_after_sigterm(serve_http: S
         resumed = client.call("status").structured_content
         assert resumed is not None and resumed["team_id"] == team_id
         assert "Echo: and again" in _texts(client.read("akgentic://team/conversation"))
+
+
+def test_the_example_client_prints_the_teams_answer(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[3] / "examples" / "mcp_client.py"
+    result = subprocess.run(
+        [sys.executable, str(script), f"sqlite:///{tmp_path}/example.db"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, **child_env()},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Echo: Hello from MCP!\n"
+
+
+def test_the_latency_bench_prints_one_json_object_with_its_keys(tmp_path: Path) -> None:
+    bench = Path(__file__).resolve().parents[3] / "bench" / "interop_mcp.py"
+    result = subprocess.run(
+        [sys.executable, str(bench), "--samples", "5"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, **child_env()},
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["samples"] == 5
+    for key in ("direct_ms_p50", "mcp_stdio_ms_p50", "mcp_http_ms_p50"):
+        assert isinstance(report[key], float)
