@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from akgentic.console.service import (
         ConsoleService,
     )
+    from akgentic.console.views import (
+        pending_questions,
+        roster,
+    )
     from akgentic.core.actor_address import (
         ActorAddress,
     )
@@ -68,6 +72,7 @@ if TYPE_CHECKING:
     )
     from akgentic.core.messages.orchestrator import (
         EventMessage,
+        SentMessage,
     )
     from akgentic.core.proxy import (
         ProxyWrapper,
@@ -151,6 +156,9 @@ if TYPE_CHECKING:
     from akgentic.team.ownership import (
         TeamId,
         as_team_id,
+    )
+    from akgentic.team.runtime import (
+        TeamRuntime,
     )
     from akgentic.team.stores.base import (
         Decide,
@@ -321,6 +329,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "replay_tool_state",
     ),
     "akgentic.console.service": ("ConsoleService",),
+    "akgentic.console.views": (
+        "pending_questions",
+        "roster",
+    ),
     "akgentic.core.actor_address": ("ActorAddress",),
     "akgentic.core.actor_address_impl": ("address_of",),
     "akgentic.core.actor_system": ("ActorSystem",),
@@ -329,7 +341,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "akgentic.core.agent_state": ("BaseState",),
     "akgentic.core.errors": ("RetriableError",),
     "akgentic.core.messages.message": ("Message",),
-    "akgentic.core.messages.orchestrator": ("EventMessage",),
+    "akgentic.core.messages.orchestrator": (
+        "EventMessage",
+        "SentMessage",
+    ),
     "akgentic.core.proxy": ("ProxyWrapper",),
     "akgentic.core.utils.serializer": (
         "SerializableBaseModel",
@@ -397,6 +412,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamId",
         "as_team_id",
     ),
+    "akgentic.team.runtime": ("TeamRuntime",),
     "akgentic.team.stores.base": (
         "Decide",
         "Payload",
@@ -601,6 +617,7 @@ __all__ = [
     "Scalar",
     "SearchActorConfig",
     "SearchResult",
+    "SentMessage",
     "SerializableBaseModel",
     "StoreBase",
     "StreamCapture",
@@ -614,6 +631,7 @@ __all__ = [
     "TeamNotFoundError",
     "TeamOwnedError",
     "TeamOwner",
+    "TeamRuntime",
     "TeamStateError",
     "TeamStatus",
     "TeamSummary",
@@ -671,6 +689,7 @@ __all__ = [
     "needs_store_actor",
     "normalize_system_prompt_to_llm_context",
     "open_event_store",
+    "pending_questions",
     "pump_pipes",
     "ranked_hits",
     "repeated_event",
@@ -678,6 +697,7 @@ __all__ = [
     "resolve_param",
     "resolve_sandbox_backend",
     "resolve_store_param",
+    "roster",
     "row_fields",
     "row_object_id",
     "run_initialiser",
