@@ -35,12 +35,19 @@ if TYPE_CHECKING:
     from akgentic.cluster.host import (
         TeamHost,
     )
+    from akgentic.console.hub import (
+        StreamClient,
+    )
     from akgentic.console.panes import (
         PaneSource,
         replay_tool_state,
     )
     from akgentic.console.service import (
         ConsoleService,
+    )
+    from akgentic.console.views import (
+        pending_questions,
+        roster,
     )
     from akgentic.core.actor_address import (
         ActorAddress,
@@ -320,7 +327,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PaneSource",
         "replay_tool_state",
     ),
+    "akgentic.console.hub": ("StreamClient",),
     "akgentic.console.service": ("ConsoleService",),
+    "akgentic.console.views": (
+        "pending_questions",
+        "roster",
+    ),
     "akgentic.core.actor_address": ("ActorAddress",),
     "akgentic.core.actor_address_impl": ("address_of",),
     "akgentic.core.actor_system": ("ActorSystem",),
@@ -604,6 +616,7 @@ __all__ = [
     "SerializableBaseModel",
     "StoreBase",
     "StreamCapture",
+    "StreamClient",
     "TeamCard",
     "TeamCardError",
     "TeamClaimLostError",
@@ -671,6 +684,7 @@ __all__ = [
     "needs_store_actor",
     "normalize_system_prompt_to_llm_context",
     "open_event_store",
+    "pending_questions",
     "pump_pipes",
     "ranked_hits",
     "repeated_event",
@@ -678,6 +692,7 @@ __all__ = [
     "resolve_param",
     "resolve_sandbox_backend",
     "resolve_store_param",
+    "roster",
     "row_fields",
     "row_object_id",
     "run_initialiser",
