@@ -84,7 +84,7 @@ def read_run(
             elif line == "" and data:
                 event = parse_event("\n".join(data))
                 assert ident is not None or event.type.value == "RUN_ERROR", "an event without id"
-                stream.events.append((ident, event))
+                stream.events.append((ident or "", event))
                 ident, data = None, []
                 if stop_after is not None and str(event.type.value) == stop_after:
                     break
