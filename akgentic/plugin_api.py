@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from akgentic.cluster.host import (
         TeamHost,
     )
+    from akgentic.console.hub import (
+        StreamClient,
+    )
     from akgentic.console.panes import (
         PaneSource,
         replay_tool_state,
@@ -328,6 +331,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PaneSource",
         "replay_tool_state",
     ),
+    "akgentic.console.hub": ("StreamClient",),
     "akgentic.console.service": ("ConsoleService",),
     "akgentic.console.views": (
         "pending_questions",
@@ -621,6 +625,7 @@ __all__ = [
     "SerializableBaseModel",
     "StoreBase",
     "StreamCapture",
+    "StreamClient",
     "TeamCard",
     "TeamCardError",
     "TeamClaimLostError",

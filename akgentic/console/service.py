@@ -374,6 +374,20 @@ class ConsoleService:
                 return {"seq": sequence, "event": stored.model_dump(mode="json")}
         raise MissingError(f"team {team_id} has no event {sequence}")
 
+    def stored_events(self, team_id: UUID) -> list[PersistedEvent]:
+        """The team's stored log, decoded, oldest first, once what is queued is written.
+
+        For views computed from the log (a protocol stream, say). The decoded log
+        is the one the console's own history, roster and questions read, cached
+        per team: a call reads only the events stored since the last one. The list
+        is shared; read it, never change it.
+        """
+        if self.manager.get_runtime(team_id) is None:
+            self._process(team_id)  # a team that runs here exists; else 404 when unknown
+        self._flush(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        return events
+
     def roster(self, team_id: UUID) -> list[dict[str, Any]]:
         """The team's members with role, model, busy/idle and token usage."""
         self._process(team_id)
