@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid5
 
+import jsonpatch
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
@@ -45,7 +46,6 @@ from ag_ui.core import (
 )
 
 from akgentic.plugin_api import pending_questions, roster
-from akgentic_ag_ui.patch import make_patch
 
 if TYPE_CHECKING:
     from akgentic.plugin_api import Message, PersistedEvent
@@ -283,7 +283,7 @@ class RunProjection:
             changes_state = any(_is(message, name) for name in _STATE_MESSAGES)
         if changes_state:
             state = self._state_of(self._messages(events, index))
-            delta = make_patch(self._state, state)
+            delta = jsonpatch.make_patch(self._state, state).patch
             if delta:
                 out.append(place(StateDeltaEvent(delta=delta)))
             self._state = state

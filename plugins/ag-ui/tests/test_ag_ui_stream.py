@@ -10,6 +10,7 @@ import json
 import logging
 from typing import Any
 
+import jsonpatch
 import pytest
 from ag_ui.core import (
     RunErrorEvent,
@@ -25,7 +26,6 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from akgentic_ag_ui.patch import apply_patch
 from akgentic_ag_ui.testing import Stream, dumped, position, read_run, run_input
 
 from akgentic.testing.waiting import wait_until
@@ -38,7 +38,7 @@ def _state(stream: Stream) -> Any:
     (snapshot,) = stream.of(StateSnapshotEvent)
     state = snapshot.snapshot
     for delta in stream.of(StateDeltaEvent):
-        state = apply_patch(state, [op.model_dump(by_alias=True) for op in delta.delta])
+        state = jsonpatch.apply_patch(state, [op.model_dump(by_alias=True) for op in delta.delta])
     return state
 
 
