@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from akgentic.cluster.host import (
         TeamHost,
     )
+    from akgentic.agent.messages import (
+        AgentMessage,
+    )
     from akgentic.console.panes import (
         PaneSource,
         replay_tool_state,
@@ -68,6 +71,7 @@ if TYPE_CHECKING:
     )
     from akgentic.core.messages.orchestrator import (
         EventMessage,
+        SentMessage,
     )
     from akgentic.core.proxy import (
         ProxyWrapper,
@@ -83,6 +87,7 @@ if TYPE_CHECKING:
         current_registry,
     )
     from akgentic.plugins.specs import (
+        AgentClassSpec,
         ConsolePaneSpec,
         EmbedderSpec,
         EventStoreSpec,
@@ -151,6 +156,9 @@ if TYPE_CHECKING:
     from akgentic.team.ownership import (
         TeamId,
         as_team_id,
+    )
+    from akgentic.team.store import (
+        load_events_page,
     )
     from akgentic.team.stores.base import (
         Decide,
@@ -316,6 +324,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamUnavailableError",
     ),
     "akgentic.cluster.host": ("TeamHost",),
+    "akgentic.agent.messages": ("AgentMessage",),
     "akgentic.console.panes": (
         "PaneSource",
         "replay_tool_state",
@@ -329,7 +338,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "akgentic.core.agent_state": ("BaseState",),
     "akgentic.core.errors": ("RetriableError",),
     "akgentic.core.messages.message": ("Message",),
-    "akgentic.core.messages.orchestrator": ("EventMessage",),
+    "akgentic.core.messages.orchestrator": (
+        "EventMessage",
+        "SentMessage",
+    ),
     "akgentic.core.proxy": ("ProxyWrapper",),
     "akgentic.core.utils.serializer": (
         "SerializableBaseModel",
@@ -338,6 +350,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "akgentic.plugins": ("hookimpl",),
     "akgentic.plugins.registry": ("current_registry",),
     "akgentic.plugins.specs": (
+        "AgentClassSpec",
         "ConsolePaneSpec",
         "EmbedderSpec",
         "EventStoreSpec",
@@ -397,6 +410,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamId",
         "as_team_id",
     ),
+    "akgentic.team.store": ("load_events_page",),
     "akgentic.team.stores.base": (
         "Decide",
         "Payload",
@@ -531,20 +545,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 }
 
 __all__ = [
-    "COMMAND",
-    "IMPOSSIBLE",
-    "LLM_CONTEXT",
-    "MOUNT_POINT",
-    "SAME_AS_TOOL",
-    "SANDBOX_HOME",
-    "SANDBOX_TMP",
-    "SEMANTIC_DISABLED",
-    "SYSTEM_PROMPT",
-    "TIMEOUT_EXIT_CODE",
-    "TOOL_CALL",
     "Ack",
     "ActorAddress",
     "ActorSystem",
+    "AgentClassSpec",
+    "AgentMessage",
     "AgentStateSnapshot",
     "Akgent",
     "BackendContext",
@@ -552,6 +557,7 @@ __all__ = [
     "BaseState",
     "BaseToolParam",
     "Builder",
+    "COMMAND",
     "Capability",
     "CapabilityCard",
     "Channels",
@@ -572,12 +578,15 @@ __all__ = [
     "EventStoreError",
     "EventStoreSpec",
     "ExecResult",
+    "IMPOSSIBLE",
     "InMemoryBackend",
     "InMemoryStorage",
     "InvalidStoreURLError",
     "KeywordIndex",
+    "LLM_CONTEXT",
     "LockFileClaims",
     "LockFileHolds",
+    "MOUNT_POINT",
     "Message",
     "MessageTypeSpec",
     "ModelRow",
@@ -594,6 +603,11 @@ __all__ = [
     "RetriableError",
     "Row",
     "RuntimeSpec",
+    "SAME_AS_TOOL",
+    "SANDBOX_HOME",
+    "SANDBOX_TMP",
+    "SEMANTIC_DISABLED",
+    "SYSTEM_PROMPT",
     "SameAsTool",
     "SandboxBackendSpec",
     "SandboxError",
@@ -601,9 +615,12 @@ __all__ = [
     "Scalar",
     "SearchActorConfig",
     "SearchResult",
+    "SentMessage",
     "SerializableBaseModel",
     "StoreBase",
     "StreamCapture",
+    "TIMEOUT_EXIT_CODE",
+    "TOOL_CALL",
     "TeamCard",
     "TeamCardError",
     "TeamClaimLostError",
@@ -666,6 +683,7 @@ __all__ = [
     "is_shared",
     "keyword_match",
     "latest_rows",
+    "load_events_page",
     "loads",
     "model_input",
     "needs_store_actor",
