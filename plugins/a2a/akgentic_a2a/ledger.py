@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from a2a.types.a2a_pb2 import Task
+    from a2a.types.a2a_pb2 import Task, TaskState
 
 __all__ = ["Entry", "Ledger", "Turn", "state_value"]
 
@@ -101,7 +101,7 @@ class Turn:
         )
 
 
-def state_value(state: str) -> int:
+def state_value(state: str) -> TaskState:
     """The A2A ``TaskState`` value of a ledger state."""
     from a2a.types.a2a_pb2 import TaskState
 
@@ -192,9 +192,10 @@ class Ledger:
             self.turns[turn.task_id] = turn
             self._owner[inner_id] = turn.task_id
             return turn
-        turn = self._turn_of(inner.parent_id)
-        if turn is None:
+        owner = self._turn_of(inner.parent_id)
+        if owner is None:
             return None
+        turn = owner
         self._owner[inner_id] = turn.task_id
         from_human = sent.sender is not None and sent.sender.is_user_proxy
         to_human = sent.recipient is not None and sent.recipient.is_user_proxy

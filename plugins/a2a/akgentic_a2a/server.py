@@ -25,13 +25,13 @@ import contextlib
 import dataclasses
 import logging
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, MutableMapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
-from a2a.server.events.event_queue_v2 import EventQueue
+from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2, build_error_response
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.server.routes import DefaultServerCallContextBuilder
@@ -437,10 +437,10 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
         context.state[TEAM_KEY] = team_id
         return team_id
 
-    async def _guard(self, context: ServerCallContext, what: str, call: Any) -> Any:
+    @contextlib.contextmanager
+    def _logged(self, context: ServerCallContext, what: str) -> Iterator[None]:
         try:
-            self._checked(context)
-            return await call()
+            yield
         except A2AError as exc:
             _log_error(str(context.state.get("akgentic_raw_team")), what, exc)
             raise
@@ -458,55 +458,48 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
                 )
 
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
-        parent = super()
-        return await self._guard(context, "GetTask", lambda: parent.on_get_task(params, context))  # type: ignore[no-any-return]
+        with self._logged(context, "GetTask"):
+            self._checked(context)
+            task: Task | None = await super().on_get_task(params, context)
+            return task
 
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
-        parent = super()
-        return await self._guard(context, "ListTasks", lambda: parent.on_list_tasks(params, context))  # type: ignore[no-any-return]
+        with self._logged(context, "ListTasks"):
+            self._checked(context)
+            page: ListTasksResponse = await super().on_list_tasks(params, context)
+            return page
 
     async def on_cancel_task(
         self, params: CancelTaskRequest, context: ServerCallContext
     ) -> Task | None:
-        async def refuse() -> Task | None:
+        with self._logged(context, "CancelTask"):
+            self._checked(context)
             raise TaskNotCancelableError(
                 message="a team's turn cannot be canceled over A2A (a human can /stop it)"
             )
 
-        return await self._guard(context, "CancelTask", refuse)  # type: ignore[no-any-return]
-
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
-        parent = super()
-
-        async def send() -> Any:
+        with self._logged(context, "SendMessage"):
             await self._send_checks(params, context)
-            return await parent.on_message_send(params, context)
-
-        return await self._guard(context, "SendMessage", send)
+            return await super().on_message_send(params, context)
 
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
-        try:
+        with self._logged(context, "SendStreamingMessage"):
             await self._send_checks(params, context)
             async for event in super().on_message_send_stream(params, context):
                 yield event
-        except A2AError as exc:
-            _log_error(str(context.state.get("akgentic_raw_team")), "SendStreamingMessage", exc)
-            raise
 
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
-        try:
+        with self._logged(context, "SubscribeToTask"):
             self._checked(context)
             async for event in super().on_subscribe_to_task(params, context):
                 yield event
-        except A2AError as exc:
-            _log_error(str(context.state.get("akgentic_raw_team")), "SubscribeToTask", exc)
-            raise
 
 
 class _ContextBuilder(DefaultServerCallContextBuilder):
@@ -547,6 +540,8 @@ def _skills(card: Any) -> list[AgentSkill]:
 def team_card(teams: A2ATeams, team_id: UUID, url: str) -> AgentCard:
     """The A2A agent card of a team, its JSON-RPC endpoint at ``url``."""
     process = teams.manager.get_team(team_id)
+    if process is None:
+        raise InvalidParamsError(message=f"unknown team {team_id}")
     card = process.team_card
     return AgentCard(
         name=card.name,
@@ -579,9 +574,7 @@ def _generic_card() -> AgentCard:
             AgentInterface(url="/", protocol_binding="JSONRPC", protocol_version="1.0")
         ],
         capabilities=AgentCapabilities(streaming=True),
-        skills=[
-            AgentSkill(id="team", name="team", description="A team's turn", tags=["team"])
-        ],
+        skills=[AgentSkill(id="team", name="team", description="A team's turn", tags=["team"])],
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
     )
