@@ -87,6 +87,8 @@ MAX_TEXT_BYTES = 262_144
 RECHECK_SECONDS = 1.0
 #: Key of the team id in the SDK's ``ServerCallContext.state``.
 TEAM_KEY = "akgentic_team_id"
+#: Set in ``ServerCallContext.state`` for a client's GetTask / ListTasks.
+CLIENT_READ = "akgentic_client_read"
 CARD_PATH = "/.well-known/agent-card.json"
 SCHEME = "console-token"
 
@@ -154,21 +156,31 @@ class A2ATeams:
                 log = self._logs[team_id] = _TeamLog()
             return log
 
-    def read(self, team_id: UUID, view: Callable[[Ledger], _T]) -> _T:
-        """``view(ledger)`` after folding every event the store acknowledged (blocking)."""
+    def read(self, team_id: UUID, view: Callable[[Ledger], _T], *, durable: bool = True) -> _T:
+        """``view(ledger)`` after folding the events the store acknowledged (blocking).
+
+        ``durable`` first waits until everything the team recorded so far is
+        acknowledged (what a caller about to answer a client needs); without it the
+        view is of what is on disk already.
+        """
         from akgentic.plugin_api import load_events_page
 
         log = self._log(team_id)
+        persistence = self.manager.get_persistence(team_id)
+        if persistence is not None and durable:
+            persistence.flush(10.0)
         with log.lock:
-            persistence = self.manager.get_persistence(team_id)
-            if persistence is not None:
-                persistence.flush(10.0)
             store = self.manager.event_store
-            if store.get_max_sequence(team_id) < log.ledger.sequence:
-                log.ledger = Ledger()  # the team was deleted and created again
-            page = load_events_page(store, team_id, after_sequence=log.ledger.sequence)
-            for stored in page:
-                log.ledger.apply(stored.sequence, stored.event)
+            if persistence is not None:
+                top = persistence.durable_sequence
+            else:
+                top = store.get_max_sequence(team_id)
+                if top < log.ledger.sequence:
+                    log.ledger = Ledger()  # the team was deleted and created again
+            if top > log.ledger.sequence:
+                page = load_events_page(store, team_id, after_sequence=log.ledger.sequence)
+                for stored in page:
+                    log.ledger.apply(stored.sequence, stored.event)
             return view(log.ledger)
 
     def peek(self, team_id: UUID, view: Callable[[Ledger], _T]) -> _T:
@@ -177,14 +189,14 @@ class A2ATeams:
         with log.lock:
             return view(log.ledger)
 
-    async def turn(self, team_id: UUID, task_id: str) -> Turn | None:
+    async def turn(self, team_id: UUID, task_id: str, *, durable: bool = True) -> Turn | None:
         """A copy of the task's turn as the log says now."""
 
         def copy(ledger: Ledger) -> Turn | None:
             turn = ledger.turns.get(task_id)
             return None if turn is None else dataclasses.replace(turn, entries=list(turn.entries))
 
-        return await asyncio.to_thread(self.read, team_id, copy)
+        return await asyncio.to_thread(self.read, team_id, copy, durable=durable)
 
     # -- wake-ups ---------------------------------------------------------------
     @contextlib.asynccontextmanager
@@ -229,6 +241,8 @@ class _Watcher:
         if team_id is None or not self._teams.waited(team_id):
             return
         if isinstance(msg, SentMessage):
+            if type(msg.message).__name__ == "A2ATurn":
+                return  # the turn itself: nothing for its executor to report
             sender = msg.sender
             if msg.recipient.is_user_proxy or (sender is not None and sender.is_user_proxy):
                 self._teams.wake(team_id)
@@ -256,10 +270,25 @@ class LogTaskStore(TaskStore):
     def __init__(self, teams: A2ATeams) -> None:
         self._teams = teams
         self._pending: dict[str, Task] = {}
+        self._saved: dict[str, asyncio.Event] = {}
         self._lock = threading.Lock()
+
+    def saved(self, task_id: str) -> asyncio.Event:
+        """Set once the SDK saved the task (then its turn may start); forget it after."""
+        with self._lock:
+            return self._saved.setdefault(task_id, asyncio.Event())
+
+    def forget(self, task_id: str) -> None:
+        """The executor is done with the task's turn."""
+        with self._lock:
+            self._saved.pop(task_id, None)
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
         team_id = _team_of(context)
+        with self._lock:
+            saved = self._saved.get(task.id)
+        if saved is not None:
+            saved.set()
         if self._teams.peek(team_id, lambda ledger: task.id in ledger.turns):
             return
         copy = Task()
@@ -274,7 +303,10 @@ class LogTaskStore(TaskStore):
             turn = ledger.turns.get(task_id)
             return None if turn is None else turn.to_task()
 
-        task = await asyncio.to_thread(self._teams.read, team_id, find)
+        # A client's read waits for what the team recorded; the SDK's own reads while it
+        # runs a task need no more than what is on disk.
+        durable = bool(context.state.get(CLIENT_READ))
+        task = await asyncio.to_thread(self._teams.read, team_id, find, durable=durable)
         with self._lock:
             if task is not None:
                 self._pending.pop(task_id, None)
@@ -322,79 +354,108 @@ class LogTaskStore(TaskStore):
 class TeamExecutor(AgentExecutor):
     """Starts one turn of the team per task and reports what the log records."""
 
-    def __init__(self, teams: A2ATeams) -> None:
+    def __init__(self, teams: A2ATeams, store: LogTaskStore) -> None:
         self._teams = teams
+        self._store = store
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        from akgentic_a2a.messages import A2ATurn
-
         team_id = _team_of(context.call_context)
         task_id = str(context.task_id)
+        try:
+            async with self._teams.watch(team_id) as wake:
+                await self._start(context, event_queue, team_id, task_id)
+                await self._follow(context, event_queue, team_id, task_id, wake)
+        finally:
+            self._store.forget(task_id)
+
+    async def _start(
+        self, context: RequestContext, event_queue: EventQueue, team_id: UUID, task_id: str
+    ) -> None:
+        """Open the turn (a new task) or answer the question the task waits on."""
+        from akgentic_a2a.messages import A2ATurn
+
         context_id = str(context.context_id)
         text = context.get_user_input()
-        async with self._teams.watch(team_id) as wake:
-            known = await self._teams.turn(team_id, task_id)
+        current = context.current_task
+        if current is not None and current.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            known = await self._teams.turn(team_id, task_id, durable=False)
             if known is not None and known.question_id is not None:
-                seen = len(known.entries)
                 await asyncio.to_thread(
                     self._teams.service.answer, team_id, known.question_id, text
                 )
-            else:
-                if context.current_task is None:
-                    await event_queue.enqueue_event(
-                        Task(
-                            id=task_id,
-                            context_id=context_id,
-                            status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                            history=[context.message] if context.message is not None else [],
-                        )
-                    )
-                message_id = context.message.message_id if context.message is not None else ""
-                turn = A2ATurn(
-                    content=text,
-                    a2a_task_id=task_id,
-                    a2a_context_id=context_id,
-                    a2a_message_id=message_id,
-                )
-                seen = 1
-                self._teams.runtime(team_id).send(turn)
+                return
+        if current is None:
+            # The SDK records the task before the team hears of it, so the task the
+            # log shows later is never mistaken for a second one.
+            saved = self._store.saved(task_id)
             await event_queue.enqueue_event(
-                TaskStatusUpdateEvent(
-                    task_id=task_id,
+                Task(
+                    id=task_id,
                     context_id=context_id,
-                    status=TaskStatus(state=TaskState.TASK_STATE_WORKING),
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                    history=[context.message] if context.message is not None else [],
                 )
             )
-            while True:
-                wake.clear()
-                current = await self._teams.turn(team_id, task_id)
-                if current is not None:
-                    for entry in current.entries[seen:]:
-                        if entry.kind == "reply":
-                            await event_queue.enqueue_event(
-                                TaskArtifactUpdateEvent(
-                                    task_id=task_id,
-                                    context_id=context_id,
-                                    artifact=current.to_task().artifacts[
-                                        current.replies.index(entry)
-                                    ],
-                                    last_chunk=True,
-                                )
-                            )
-                    seen = len(current.entries)
-                    if current.state in SETTLED:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(saved.wait(), 30)
+        message_id = context.message.message_id if context.message is not None else ""
+        turn = A2ATurn(
+            content=text,
+            a2a_task_id=task_id,
+            a2a_context_id=context_id,
+            a2a_message_id=message_id,
+        )
+        self._teams.runtime(team_id).send(turn)
+
+    async def _follow(
+        self,
+        context: RequestContext,
+        event_queue: EventQueue,
+        team_id: UUID,
+        task_id: str,
+        wake: asyncio.Event,
+    ) -> None:
+        """Report the turn's replies and its settled state as the log records them."""
+        context_id = str(context.context_id)
+        current_task = context.current_task
+        seen = 1 if current_task is None else len(current_task.history) + 1
+        await event_queue.enqueue_event(
+            TaskStatusUpdateEvent(
+                task_id=task_id,
+                context_id=context_id,
+                status=TaskStatus(state=TaskState.TASK_STATE_WORKING),
+            )
+        )
+        while True:
+            # Woken when the team talks to the human (set already if it did so before
+            # this wait began); read again every RECHECK_SECONDS regardless.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), RECHECK_SECONDS)
+            wake.clear()
+            current = await self._teams.turn(team_id, task_id)
+            if current is not None:
+                for entry in current.entries[seen:]:
+                    if entry.kind == "reply":
                         await event_queue.enqueue_event(
-                            TaskStatusUpdateEvent(
+                            TaskArtifactUpdateEvent(
                                 task_id=task_id,
                                 context_id=context_id,
-                                status=current.to_task().status,
+                                artifact=current.to_task().artifacts[current.replies.index(entry)],
+                                last_chunk=True,
                             )
                         )
-                        return
-                if self._teams.manager.get_runtime(team_id) is None:
-                    return  # the team stopped: the task stays as its log says
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), RECHECK_SECONDS)
+                seen = len(current.entries)
+                if current.state in SETTLED:
+                    await event_queue.enqueue_event(
+                        TaskStatusUpdateEvent(
+                            task_id=task_id,
+                            context_id=context_id,
+                            status=current.to_task().status,
+                        )
+                    )
+                    return
+            if self._teams.manager.get_runtime(team_id) is None:
+                return  # the team stopped: the task stays as its log says
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         raise TaskNotCancelableError(
@@ -427,8 +488,9 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
     """
 
     def __init__(self, teams: A2ATeams, card: AgentCard) -> None:
+        store = LogTaskStore(teams)
         super().__init__(
-            agent_executor=TeamExecutor(teams), task_store=LogTaskStore(teams), agent_card=card
+            agent_executor=TeamExecutor(teams, store), task_store=store, agent_card=card
         )
         self._teams = teams
 
@@ -460,6 +522,7 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
         with self._logged(context, "GetTask"):
             self._checked(context)
+            context.state[CLIENT_READ] = True
             task: Task | None = await super().on_get_task(params, context)
             return task
 
