@@ -25,6 +25,9 @@ from typing import TYPE_CHECKING
 from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from akgentic.agent.messages import (
+        AgentMessage,
+    )
     from akgentic.cluster.client import (
         Ack,
         ClusterError,
@@ -34,9 +37,6 @@ if TYPE_CHECKING:
     )
     from akgentic.cluster.host import (
         TeamHost,
-    )
-    from akgentic.agent.messages import (
-        AgentMessage,
     )
     from akgentic.console.panes import (
         PaneSource,
@@ -545,6 +545,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 }
 
 __all__ = [
+    "COMMAND",
+    "IMPOSSIBLE",
+    "LLM_CONTEXT",
+    "MOUNT_POINT",
+    "SAME_AS_TOOL",
+    "SANDBOX_HOME",
+    "SANDBOX_TMP",
+    "SEMANTIC_DISABLED",
+    "SYSTEM_PROMPT",
+    "TIMEOUT_EXIT_CODE",
+    "TOOL_CALL",
     "Ack",
     "ActorAddress",
     "ActorSystem",
@@ -557,7 +568,6 @@ __all__ = [
     "BaseState",
     "BaseToolParam",
     "Builder",
-    "COMMAND",
     "Capability",
     "CapabilityCard",
     "Channels",
@@ -578,15 +588,12 @@ __all__ = [
     "EventStoreError",
     "EventStoreSpec",
     "ExecResult",
-    "IMPOSSIBLE",
     "InMemoryBackend",
     "InMemoryStorage",
     "InvalidStoreURLError",
     "KeywordIndex",
-    "LLM_CONTEXT",
     "LockFileClaims",
     "LockFileHolds",
-    "MOUNT_POINT",
     "Message",
     "MessageTypeSpec",
     "ModelRow",
@@ -603,11 +610,6 @@ __all__ = [
     "RetriableError",
     "Row",
     "RuntimeSpec",
-    "SAME_AS_TOOL",
-    "SANDBOX_HOME",
-    "SANDBOX_TMP",
-    "SEMANTIC_DISABLED",
-    "SYSTEM_PROMPT",
     "SameAsTool",
     "SandboxBackendSpec",
     "SandboxError",
@@ -619,8 +621,6 @@ __all__ = [
     "SerializableBaseModel",
     "StoreBase",
     "StreamCapture",
-    "TIMEOUT_EXIT_CODE",
-    "TOOL_CALL",
     "TeamCard",
     "TeamCardError",
     "TeamClaimLostError",

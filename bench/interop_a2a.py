@@ -48,6 +48,15 @@ class _Replies:
     def __init__(self) -> None:
         self.waiting: dict[Any, threading.Event] = {}
 
+    def set_restoring(self, team_id: Any, restoring: bool) -> None:
+        return None
+
+    def on_stop_request(self, team_id: Any) -> None:
+        return None
+
+    def on_stop(self, team_id: Any) -> None:
+        return None
+
     def on_message(self, msg: Any) -> None:
         from akgentic.core.messages.orchestrator import SentMessage
 
@@ -126,7 +135,9 @@ def run(samples: int, tasks: int, flight: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as directory:
         store = f"sqlite:///{Path(directory) / 'bench.db'}"
         with running_console(store) as (server, client):
-            manager = server.console.service.manager
+            console = server.console
+            assert console is not None
+            manager = console.service.manager
             replies = _Replies()
             manager.subscribers.append(replies)
             created = client.post("/api/teams", json={"card": echo_team_yaml()})

@@ -17,13 +17,12 @@ import uuid
 
 import httpx
 from a2a.client import ClientConfig, ClientFactory
-from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, Task, TaskState
 
 
-def reply_text(task: object) -> str:
+def reply_text(task: Task) -> str:
     """The team's latest message in a task (its status message)."""
-    status = task.status
-    return "\n".join(part.text for part in status.message.parts)
+    return "\n".join(part.text for part in task.status.message.parts)
 
 
 async def ask(url: str, token: str, text: str) -> int:

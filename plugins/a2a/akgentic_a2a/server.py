@@ -123,7 +123,13 @@ class A2ATeams:
         self.manager = service.manager
         self._logs: dict[UUID, _TeamLog] = {}
         self._lock = threading.Lock()
-        self._waiters: dict[UUID, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        #: task id -> the executors waiting on it.
+        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        #: team id -> how many executors wait on its tasks.
+        self._watched_teams: dict[UUID, int] = {}
+        #: message id -> the watched task it belongs to (live, while watched).
+        self._owner: dict[str, str] = {}
+        self._task_messages: dict[str, list[str]] = {}
         self.manager.subscribers.append(_Watcher(self))
 
     # -- teams ----------------------------------------------------------------
@@ -200,36 +206,60 @@ class A2ATeams:
 
     # -- wake-ups ---------------------------------------------------------------
     @contextlib.asynccontextmanager
-    async def watch(self, team_id: UUID) -> AsyncIterator[asyncio.Event]:
-        """An event set whenever the team's human-facing conversation moves."""
+    async def watch(self, team_id: UUID, task_id: str) -> AsyncIterator[asyncio.Event]:
+        """An event set whenever the human is talked to within the task (or the team stops)."""
         waiter = (asyncio.get_running_loop(), asyncio.Event())
         with self._lock:
-            self._waiters.setdefault(team_id, set()).add(waiter)
+            self._waiters.setdefault(task_id, set()).add(waiter)
+            self._watched_teams[team_id] = self._watched_teams.get(team_id, 0) + 1
         try:
             yield waiter[1]
         finally:
             with self._lock:
-                waiters = self._waiters.get(team_id)
+                waiters = self._waiters.get(task_id)
                 if waiters is not None:
                     waiters.discard(waiter)
                     if not waiters:
-                        del self._waiters[team_id]
+                        del self._waiters[task_id]
+                        for message_id in self._task_messages.pop(task_id, ()):
+                            self._owner.pop(message_id, None)
+                left = self._watched_teams[team_id] - 1
+                if left:
+                    self._watched_teams[team_id] = left
+                else:
+                    del self._watched_teams[team_id]
 
-    def wake(self, team_id: UUID) -> None:
-        """Wake the executors waiting on the team (any thread)."""
+    def waited(self, team_id: UUID) -> bool:
+        """Whether an executor waits on a task of the team (read without the lock: a hint)."""
+        return team_id in self._watched_teams
+
+    def seen(self, task_id: str | None, message_id: str, parent_id: str | None, wake: bool) -> None:
+        """Track a recorded message of a watched task; ``wake`` its executors (any thread)."""
         with self._lock:
-            waiters = list(self._waiters.get(team_id, ()))
+            if task_id is None:
+                task_id = self._owner.get(parent_id) if parent_id is not None else None
+                if task_id is None:
+                    return
+            if task_id not in self._waiters:
+                return
+            self._owner[message_id] = task_id
+            self._task_messages.setdefault(task_id, []).append(message_id)
+            waiters = list(self._waiters[task_id]) if wake else []
         for loop, event in waiters:
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
                 loop.call_soon_threadsafe(event.set)
 
-    def waited(self, team_id: UUID) -> bool:
-        """Whether an executor waits on the team (read without the lock: a hint)."""
-        return team_id in self._waiters
+    def wake_team(self, team_id: UUID) -> None:
+        """The team stops: wake every executor (they find it gone)."""
+        with self._lock:
+            waiters = [w for group in self._waiters.values() for w in group]
+        for loop, event in waiters:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(event.set)
 
 
 class _Watcher:
-    """Event subscriber of every team: wakes executors when the human is talked to."""
+    """Event subscriber of every team: wakes an executor when its task reaches the human."""
 
     def __init__(self, teams: A2ATeams) -> None:
         self._teams = teams
@@ -241,13 +271,14 @@ class _Watcher:
         if team_id is None or not self._teams.waited(team_id):
             return
         if isinstance(msg, SentMessage):
-            if type(msg.message).__name__ == "A2ATurn":
-                return  # the turn itself: nothing for its executor to report
+            inner = msg.message
+            parent = None if inner.parent_id is None else str(inner.parent_id)
+            root = getattr(inner, "a2a_task_id", None)
             sender = msg.sender
-            if msg.recipient.is_user_proxy or (sender is not None and sender.is_user_proxy):
-                self._teams.wake(team_id)
-        elif isinstance(msg, EventMessage):
-            self._teams.wake(team_id)
+            human = msg.recipient.is_user_proxy or (sender is not None and sender.is_user_proxy)
+            self._teams.seen(root, str(inner.id), parent, human and root is None)
+        elif isinstance(msg, EventMessage) and msg.parent_id is not None:
+            self._teams.seen(None, str(msg.id), str(msg.parent_id), True)
 
     def set_restoring(self, team_id: UUID, restoring: bool) -> None:
         return None
@@ -256,7 +287,7 @@ class _Watcher:
         return None
 
     def on_stop(self, team_id: UUID) -> None:
-        self._teams.wake(team_id)
+        self._teams.wake_team(team_id)
 
 
 class LogTaskStore(TaskStore):
@@ -362,7 +393,7 @@ class TeamExecutor(AgentExecutor):
         team_id = _team_of(context.call_context)
         task_id = str(context.task_id)
         try:
-            async with self._teams.watch(team_id) as wake:
+            async with self._teams.watch(team_id, task_id) as wake:
                 await self._start(context, event_queue, team_id, task_id)
                 await self._follow(context, event_queue, team_id, task_id, wake)
         finally:
