@@ -25,6 +25,9 @@ from typing import TYPE_CHECKING
 from akgentic._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from akgentic.agent.messages import (
+        AgentMessage,
+    )
     from akgentic.cluster.client import (
         Ack,
         ClusterError,
@@ -91,6 +94,7 @@ if TYPE_CHECKING:
         current_registry,
     )
     from akgentic.plugins.specs import (
+        AgentClassSpec,
         ConsolePaneSpec,
         EmbedderSpec,
         EventStoreSpec,
@@ -162,6 +166,9 @@ if TYPE_CHECKING:
     )
     from akgentic.team.runtime import (
         TeamRuntime,
+    )
+    from akgentic.team.store import (
+        load_events_page,
     )
     from akgentic.team.stores.base import (
         Decide,
@@ -327,6 +334,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamUnavailableError",
     ),
     "akgentic.cluster.host": ("TeamHost",),
+    "akgentic.agent.messages": ("AgentMessage",),
     "akgentic.console.panes": (
         "PaneSource",
         "replay_tool_state",
@@ -357,6 +365,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "akgentic.plugins": ("hookimpl",),
     "akgentic.plugins.registry": ("current_registry",),
     "akgentic.plugins.specs": (
+        "AgentClassSpec",
         "ConsolePaneSpec",
         "EmbedderSpec",
         "EventStoreSpec",
@@ -417,6 +426,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "as_team_id",
     ),
     "akgentic.team.runtime": ("TeamRuntime",),
+    "akgentic.team.store": ("load_events_page",),
     "akgentic.team.stores.base": (
         "Decide",
         "Payload",
@@ -565,6 +575,8 @@ __all__ = [
     "Ack",
     "ActorAddress",
     "ActorSystem",
+    "AgentClassSpec",
+    "AgentMessage",
     "AgentStateSnapshot",
     "Akgent",
     "BackendContext",
@@ -689,6 +701,7 @@ __all__ = [
     "is_shared",
     "keyword_match",
     "latest_rows",
+    "load_events_page",
     "loads",
     "model_input",
     "needs_store_actor",

@@ -143,6 +143,7 @@ class ServeProcess:
         self._lines: queue.Queue[str] = queue.Queue()
         self.process: Any = None
         self.token: str | None = None
+        self._pumping: threading.Thread | None = None
 
     def __enter__(self) -> ServeProcess:
         import subprocess
@@ -156,7 +157,8 @@ class ServeProcess:
             stderr=subprocess.PIPE,
             text=True,
         )
-        threading.Thread(target=self._pump, daemon=True).start()
+        self._pumping = threading.Thread(target=self._pump, daemon=True)
+        self._pumping.start()
         if not poll_until(self._answers, 60, interval=0.1):
             raise AssertionError("akgentic serve did not answer within 60 s")
         self.token = self._given_token() or self._printed_token()
@@ -230,3 +232,8 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
+        # Also when the test killed the process itself: read its pipe to the end, close it.
+        if self._pumping is not None:
+            self._pumping.join(10)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
