@@ -3,7 +3,7 @@
 :func:`stdio_session` starts ``python -m akgentic.cli mcp serve TEAM`` through the SDK's
 stdio client; :func:`http_child` starts it with ``--http 127.0.0.1:PORT`` (then
 :func:`connect` to its URL). Both give a :class:`SyncClient`: the async ``mcp.Client``
-driven from a blocking portal, so tests (and ``bench/interop_mcp.py``) stay plain
+driven from a blocking portal, so tests (and ``bench/protocols/mcp_latency.py``) stay plain
 functions that can ``wait_until``. Children get this process's import path.
 """
 

@@ -189,7 +189,7 @@ def test_the_example_client_prints_the_teams_answer(tmp_path: Path) -> None:
 
 
 def test_the_latency_bench_prints_one_json_object_with_its_keys(tmp_path: Path) -> None:
-    bench = Path(__file__).resolve().parents[3] / "bench" / "interop_mcp.py"
+    bench = Path(__file__).resolve().parents[3] / "bench" / "protocols" / "mcp_latency.py"
     result = subprocess.run(
         [sys.executable, str(bench), "--samples", "5"],
         capture_output=True,

@@ -39,7 +39,7 @@ from pathlib import Path
 from akgentic_mcp_server.team import ServedTeam
 from akgentic_mcp_server.testing import SyncClient, connect, http_child, stdio_session
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CARD = EXAMPLES / "replier-team.yaml"
 WARM_UP = 20
 
