@@ -57,6 +57,8 @@ loudly in both modes; a refused snapshot does not stop a batched writer.
 from __future__ import annotations
 
 import atexit
+import heapq
+import itertools
 import logging
 import threading
 import time
@@ -169,6 +171,9 @@ class PersistenceSubscriber:
         self._writing = False
         self._failure: BaseException | None = None
         self._writer: threading.Thread | None = None
+        # when_durable callbacks: (sequence, tie-breaker, callback), lowest sequence first.
+        self._on_durable: list[tuple[int, int, Callable[[], None]]] = []
+        self._tie = itertools.count()
 
     # -- state ------------------------------------------------------------
     @property
@@ -321,6 +326,43 @@ class PersistenceSubscriber:
                     f"after {timeout}s"
                 )
 
+    def when_durable(self, sequence: int, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` once the store acknowledged ``sequence``, or persistence stopped.
+
+        Called at once (on the caller's thread) when that is the case already,
+        otherwise on the writer's thread right after the commit, without any lock
+        held: it must be quick and must not raise (an asyncio waiter passes a
+        ``loop.call_soon_threadsafe``). The waiter checks :attr:`durable_sequence`
+        (or :meth:`flush`, which raises the failure) to tell which it was. This is
+        :meth:`flush` for a waiter that must not hold a thread while it waits.
+        """
+        with self._lock:
+            if self._durable < sequence and self._failure is None:
+                heapq.heappush(self._on_durable, (sequence, next(self._tie), callback))
+                return
+        callback()
+
+    def _durable_callbacks(self) -> list[Callable[[], None]]:
+        """Pop the callbacks the acknowledged sequence (or a failure) fulfils (lock held)."""
+        waiting = self._on_durable
+        if not waiting:
+            return []
+        if self._failure is not None:
+            self._on_durable = []
+            return [entry[2] for entry in waiting]
+        ready = []
+        while waiting and waiting[0][0] <= self._durable:
+            ready.append(heapq.heappop(waiting)[2])
+        return ready
+
+    @staticmethod
+    def _call_all(callbacks: list[Callable[[], None]]) -> None:
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:
+                logger.exception("a when_durable callback failed")
+
     def close(self, timeout: float | None = 60.0) -> None:
         """Flush, then stop the writer thread (a later message starts a new one)."""
         writer = self._writer
@@ -387,11 +429,15 @@ class PersistenceSubscriber:
                     self._taken = self._sequence
                     self._writing = False
                     self._cond.notify_all()
+                    callbacks = self._durable_callbacks()
+                self._call_all(callbacks)
                 self._report(exc)
                 return
             with self._cond:
                 self._writing = False
                 self._cond.notify_all()
+                callbacks = self._durable_callbacks()
+            self._call_all(callbacks)
 
     def _write(self, batch: list[_Record]) -> None:
         events = [r for r in batch if isinstance(r, PersistedEvent)]
