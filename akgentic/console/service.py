@@ -66,16 +66,28 @@ class _History:
         with self._lock:
             return team_id in self._teams
 
+    def peek(self, team_id: UUID, top: int) -> list[PersistedEvent] | None:
+        """The cached log when it holds every event up to ``top`` (no store access)."""
+        with self._lock:
+            cached = self._teams.get(team_id)
+            if cached is not None and cached[0] >= top:
+                return cached[1]
+        return None
+
     def get(
-        self, manager: TeamManager, team_id: UUID
+        self, manager: TeamManager, team_id: UUID, top: int | None = None
     ) -> tuple[list[PersistedEvent], list[dict[str, Any]]]:
+        """The decoded log and its rows; ``top``, when known, spares the store's count."""
         from akgentic.team.store import load_events_page
 
         store = manager.event_store
-        top = store.get_max_sequence(team_id)
+        # A count from the store below the cached top: deleted and created again.
+        exact = top is None
+        if top is None:
+            top = store.get_max_sequence(team_id)
         with self._lock:
             cached = self._teams.get(team_id)
-            if cached is not None and cached[0] == top:
+            if cached is not None and (cached[0] == top or (not exact and cached[0] > top)):
                 self._teams.move_to_end(team_id)
                 return cached[1], cached[2]
         if cached is not None and cached[0] < top:
@@ -387,6 +399,29 @@ class ConsoleService:
         self._flush(team_id)
         events, _rows = self._history.get(self.manager, team_id)
         return events
+
+    def stored_events_upto(self, team_id: UUID, top: int) -> list[PersistedEvent]:
+        """:meth:`stored_events` holding at least up to ``top``, without waiting for the store.
+
+        ``top`` is a sequence the caller knows is stored (a running team's
+        ``PersistenceSubscriber.durable_sequence`` after ``await durable()``): only
+        the events after the cached ones are read, and nothing queued is waited for.
+        """
+        cached = self._history.peek(team_id, top)
+        if cached is not None:
+            return cached
+        if self.manager.get_runtime(team_id) is None:
+            self._process(team_id)
+        events, _rows = self._history.get(self.manager, team_id, top)
+        return events
+
+    def cached_events(self, team_id: UUID, top: int) -> list[PersistedEvent] | None:
+        """The decoded log when it is in memory up to ``top`` already, else None.
+
+        No store access and no lock held for long: callable on an event loop, to
+        spare a thread hop when the log is current.
+        """
+        return self._history.peek(team_id, top)
 
     def roster(self, team_id: UUID) -> list[dict[str, Any]]:
         """The team's members with role, model, busy/idle and token usage."""

@@ -6,6 +6,7 @@ where a batched subscriber's writes become acknowledged.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from uuid import UUID, uuid4
 
@@ -147,6 +148,34 @@ def test_a_batched_write_refused_by_the_store_stops_persistence_loudly(
         subscriber.on_message(UserMessage(content="after"))
     assert [e.sequence for e in any_store.load_events(team_id)] == [2]
     assert "persistence of team" in caplog.text
+
+
+def test_durable_waits_on_the_event_loop_for_the_commit_of_what_was_recorded(
+    any_store: EventStore,
+) -> None:
+    team_id = uuid4()
+    subscriber = PersistenceSubscriber(team_id, any_store, batching=True)
+    for i in range(50):
+        subscriber.on_message(UserMessage(content=str(i)))
+
+    async def wait() -> int:
+        await subscriber.durable()
+        return subscriber.durable_sequence
+
+    assert asyncio.run(wait()) >= 50
+    assert any_store.get_max_sequence(team_id) >= 50
+    subscriber.on_stop(team_id)
+
+
+def test_durable_raises_the_failure_that_stopped_persistence(any_store: EventStore) -> None:
+    team_id = uuid4()
+    any_store.save_event(
+        PersistedEvent(team_id=team_id, sequence=2, event=UserMessage(content="squatter"))
+    )
+    subscriber = PersistenceSubscriber(team_id, any_store, initial_sequence=1, batching=True)
+    subscriber.on_message(UserMessage(content="refused"))
+    with pytest.raises(PersistenceStoppedError, match="last acknowledged sequence 1"):
+        asyncio.run(subscriber.durable(timeout=30))
 
 
 def test_a_batched_subscriber_is_used_by_default_when_the_store_can_batch(

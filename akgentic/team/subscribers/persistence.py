@@ -56,7 +56,9 @@ loudly in both modes; a refused snapshot does not stop a batched writer.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import contextlib
 import heapq
 import itertools
 import logging
@@ -342,6 +344,36 @@ class PersistenceSubscriber:
                 return
         callback()
 
+    async def durable(self, sequence: int | None = None, timeout: float = 10.0) -> None:
+        """Wait on the running event loop, holding no thread, until ``sequence`` is stored.
+
+        ``sequence`` defaults to the last one numbered (everything recorded so far).
+        Returns at once when the store acknowledged it already; otherwise the
+        writer wakes this waiter right after the commit covering it
+        (:meth:`when_durable`), not when the whole queue is empty as :meth:`flush`
+        does. Raises the failure that stopped persistence, or ``TimeoutError``.
+        """
+        target = self._sequence if sequence is None else sequence
+        if self._durable >= target:
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
+                loop.call_soon_threadsafe(_resolve, done)
+
+        self.when_durable(target, wake)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done, timeout)
+        if self._durable < target:
+            with self._lock:
+                self._raise_if_stopped()
+            raise TimeoutError(
+                f"team {self.team_id}: event {target} not stored after {timeout}s "
+                f"(stored up to {self._durable})"
+            )
+
     def _durable_callbacks(self) -> list[Callable[[], None]]:
         """Pop the callbacks the acknowledged sequence (or a failure) fulfils (lock held)."""
         waiting = self._on_durable
@@ -588,6 +620,11 @@ class PersistenceSubscriber:
             f"PersistenceSubscriber(team_id={self.team_id}, sequence={self._sequence}, "
             f"durable={self._durable}, batching={self.batching})"
         )
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 @atexit.register

@@ -205,26 +205,11 @@ class A2ATeams:
         """Wait, without holding a thread, until what the team recorded so far is stored.
 
         The store's writer wakes this waiter right after the commit that covers it
-        (``PersistenceSubscriber.when_durable``); a failed persistence raises here.
+        (``PersistenceSubscriber.durable``); a failed persistence raises here.
         """
         persistence = self.manager.get_persistence(team_id)
-        if persistence is None:
-            return
-        target = persistence.sequence
-        if persistence.durable_sequence >= target:
-            return
-        loop = asyncio.get_running_loop()
-        done = loop.create_future()
-
-        def wake() -> None:
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
-                loop.call_soon_threadsafe(_resolve, done)
-
-        persistence.when_durable(target, wake)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(done, 10.0)
-        if persistence.durable_sequence < target:
-            persistence.flush(0)  # raises the failure that stopped persistence, or times out
+        if persistence is not None:
+            await persistence.durable()
 
     async def view(
         self, team_id: UUID, view: Callable[[Ledger], _T], *, durable: bool = True
@@ -305,11 +290,6 @@ class A2ATeams:
         for loop, event in waiters:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(event.set)
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
 
 
 class _Watcher:

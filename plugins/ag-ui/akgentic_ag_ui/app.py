@@ -21,6 +21,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -36,10 +37,10 @@ from starlette.routing import Route
 
 from akgentic.plugin_api import StreamClient, TeamNotFoundError
 from akgentic_ag_ui.projection import (
+    LogIndex,
     Position,
     RunKey,
     RunProjection,
-    find_start,
     run_message_id,
 )
 
@@ -210,8 +211,56 @@ def _answer(service: ConsoleService, team_id: UUID, answers: dict[str, str]) -> 
             raise RefusedError(409, str(exc)) from None
 
 
-def _prepare(
+class _Logs:
+    """The stored logs the streams read, with their indexes: one per team, shared.
+
+    A read waits on the event loop, holding no thread, until what the team
+    recorded so far is stored (``PersistenceSubscriber.durable``: the writer's
+    wake-up after the commit that covers it, not an empty queue), then takes the
+    console's decoded log as it is in memory when that is current, or reads only
+    the events stored since on a thread. The index is updated on the event loop.
+    """
+
+    def __init__(self, service: ConsoleService, size: int = 64) -> None:
+        self.service = service
+        self._indexes: OrderedDict[UUID, LogIndex] = OrderedDict()
+        self._size = size
+
+    def index(self, team_id: UUID) -> LogIndex:
+        index = self._indexes.get(team_id)
+        if index is None:
+            index = self._indexes[team_id] = LogIndex()
+            while len(self._indexes) > self._size:
+                self._indexes.popitem(last=False)
+        else:
+            self._indexes.move_to_end(team_id)
+        return index
+
+    async def read(
+        self, team_id: UUID, *, wait: bool = True
+    ) -> tuple[list[PersistedEvent], LogIndex]:
+        """The team's stored log and its index: all it recorded before the call, or
+        without ``wait`` what is stored already."""
+        service = self.service
+        persistence = service.manager.get_persistence(team_id)
+        if persistence is None:  # not running here: its log does not grow
+            events = await run_in_threadpool(service.stored_events, team_id)
+        else:
+            if wait:
+                await persistence.durable()
+            top = persistence.durable_sequence
+            cached = service.cached_events(team_id, top)
+            if cached is not None:
+                events = cached
+            else:
+                events = await run_in_threadpool(service.stored_events_upto, team_id, top)
+        index = self.index(team_id)
+        return index.update(events), index
+
+
+async def _prepare(
     service: ConsoleService,
+    logs: _Logs,
     sent: _Sent,
     team_id: UUID,
     run_input: RunAgentInput,
@@ -229,11 +278,14 @@ def _prepare(
         ),
         answers=frozenset(answers),
     )
+    # A new run's anchor can only be stored already (sent by an earlier process)
+    # or sent by this one (``sent`` knows it): what is stored now is enough. A
+    # reconnection waits for what is on its way to the store.
     try:
-        events = service.stored_events(team_id)
+        _events, index = await logs.read(team_id, wait=position is not None)
     except TeamNotFoundError:
         raise RefusedError(404, f"no team {team_id}") from None
-    if find_start(events, key) is not None:
+    if index.start(key) is not None:
         return key  # the run is in the log: a reconnection, nothing to send
     if position is not None:
         run = f"{run_input.run_id!r} of thread {run_input.thread_id!r}"
@@ -242,9 +294,10 @@ def _prepare(
         return key  # the same run, requested again before its input was stored
     try:
         if text is not None:
+            # On the loop, as the A2A routes send: a tell to the team's entry point.
             _send(service, team_id, text, UUID(str(key.message_id)))
         else:
-            _answer(service, team_id, answers)
+            await run_in_threadpool(_answer, service, team_id, answers)
     except BaseException:
         sent.release(team_id, key)
         raise
@@ -268,18 +321,19 @@ class _RunStream:
     def __init__(
         self,
         service: ConsoleService,
+        logs: _Logs,
         team_id: UUID,
         key: RunKey,
         after: Position | None,
     ) -> None:
         self.service = service
+        self.logs = logs
         self.team_id = team_id
         self.key = key
         self.after = after
         self.encoder = EventEncoder()
         self.projection: RunProjection | None = None
         self.next_index = 0
-        self.scanned = 0
 
     def _encode(self, placed: Sequence[tuple[Position, BaseEvent]]) -> str:
         chunks = [
@@ -293,18 +347,17 @@ class _RunStream:
         logger.warning("ag-ui team %s run %r: %s", self.team_id, self.key.run_id, message)
         return self.encoder.encode(RunErrorEvent(message=message, code=code))
 
-    def advance(self, events: Sequence[PersistedEvent]) -> str:
+    def advance(self, events: Sequence[PersistedEvent], index: LogIndex) -> str:
         """The encoded events the log now gives, from where the stream stopped."""
         out: list[tuple[Position, BaseEvent]] = []
         if self.projection is None:
-            start = find_start(events, self.key, after=self.scanned)
-            self.scanned = events[-1].sequence if events else 0
+            start = index.start(self.key)
             if start is None:
                 return ""
-            index = _index_of(events, start)
-            self.projection = RunProjection(self.key)
-            out += self.projection.begin(events, index)
-            self.next_index = index + 1
+            at = _index_of(events, start)
+            self.projection = RunProjection(self.key, index=index)
+            out += self.projection.begin(events, at)
+            self.next_index = at + 1
         projection = self.projection
         while self.next_index < len(events) and not projection.finished:
             out += projection.feed(events, self.next_index)
@@ -323,11 +376,11 @@ class _RunStream:
         try:
             while True:
                 try:
-                    events = await run_in_threadpool(self.service.stored_events, self.team_id)
+                    events, index = await self.logs.read(self.team_id)
                 except Exception as exc:  # reported to the client as RUN_ERROR
                     yield self._error("log_unreadable", f"the team's log cannot be read: {exc}")
                     return
-                chunk = self.advance(events)
+                chunk = self.advance(events, index)
                 if chunk:
                     quiet_since = time.monotonic()
                     yield chunk
@@ -335,8 +388,8 @@ class _RunStream:
                     return
                 if self.service.manager.get_runtime(self.team_id) is None:
                     # Stopped: its log is complete now; what it does not finish never will.
-                    events = await run_in_threadpool(self.service.stored_events, self.team_id)
-                    chunk = self.advance(events)
+                    events, index = await self.logs.read(self.team_id)
+                    chunk = self.advance(events, index)
                     if chunk:
                         yield chunk
                     if not self.finished:
@@ -374,6 +427,7 @@ class _RunStream:
 def build_app(service: ConsoleService) -> Starlette:
     """The ASGI application of the routes (``akgentic_web_routes`` calls it once)."""
     sent = _Sent()
+    logs = _Logs(service)
 
     async def describe(request: Request) -> Response:
         return JSONResponse(
@@ -406,12 +460,12 @@ def build_app(service: ConsoleService) -> Starlette:
                 after = Position.parse(last_id) if last_id else None
             except ValueError as exc:
                 raise RefusedError(400, f"Last-Event-ID: {exc}") from None
-            key = await run_in_threadpool(_prepare, service, sent, team_id, run_input, after)
+            key = await _prepare(service, logs, sent, team_id, run_input, after)
         except RefusedError as refused:
             return _refusal(request, refused.status, refused.detail)
         except ClientDisconnect:
             return Response(status_code=499)
-        stream = _RunStream(service, team_id, key, after)
+        stream = _RunStream(service, logs, team_id, key, after)
         return StreamingResponse(
             stream.body(),
             media_type=stream.encoder.get_content_type(),

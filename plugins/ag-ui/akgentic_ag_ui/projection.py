@@ -18,6 +18,7 @@ last position it saw (``Last-Event-ID``) and get exactly the rest.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from akgentic.plugin_api import Message, PersistedEvent
 
 __all__ = [
+    "LogIndex",
     "Position",
     "RunKey",
     "RunProjection",
@@ -146,6 +148,86 @@ def find_start(events: Sequence[PersistedEvent], key: RunKey, after: int = 0) ->
     return None
 
 
+#: Stored messages a run's state is made from (what ``team_state`` reads).
+_STATE_KINDS = ("StartMessage", "StopMessage", "EventMessage")
+
+
+class LogIndex:
+    """What runs look up in one team's log, kept up to date by indexing only new events.
+
+    A pure function of the log prefix it has seen: where each run's anchor is
+    (by message id, and by the question a human's answer replies to), and the
+    few stored messages the state and the open questions are made from, so a
+    run's snapshot, deltas and outcome cost no pass over the whole log.
+    """
+
+    def __init__(self) -> None:
+        self._reset([])
+
+    def _reset(self, events: list[PersistedEvent]) -> None:
+        #: The newest log indexed (a prefix of it when others were read since).
+        self.events = events
+        self.count = 0
+        self._anchors: dict[str, int] = {}
+        self._answers: dict[str, int] = {}
+        self._state_seqs: list[int] = []
+        self._state: list[Any] = []
+        self._question_seqs: list[int] = []
+        self._questions: list[tuple[int, Any]] = []
+
+    def update(self, events: list[PersistedEvent]) -> list[PersistedEvent]:
+        """Index the events after the ones seen; the newest log known, ``events`` or later.
+
+        Reads of one team's log may finish out of order: an older copy (a prefix
+        of the same decoded events) changes nothing; another log altogether (the
+        team deleted and created again) is indexed from scratch.
+        """
+        count = self.count
+        known = self.events
+        if len(events) <= count:
+            if not events or events[-1] is known[len(events) - 1]:
+                return known  # the same log, as far as it was, or less far
+            self._reset(events)
+            count = 0
+        elif count and events[count - 1] is not known[count - 1]:
+            self._reset(events)
+            count = 0
+        for stored in events[count:]:
+            message: Any = stored.event
+            sequence = stored.sequence
+            if _is(message, "SentMessage"):
+                inner = message.message
+                self._anchors.setdefault(str(inner.id), sequence)
+                sender, recipient = message.sender, message.recipient
+                from_human = sender is not None and bool(sender.is_user_proxy)
+                if from_human and inner.parent_id is not None:
+                    self._answers.setdefault(str(inner.parent_id), sequence)
+                if from_human or (recipient is not None and bool(recipient.is_user_proxy)):
+                    self._question_seqs.append(sequence)
+                    self._questions.append((sequence, message))
+            elif any(_is(message, kind) for kind in _STATE_KINDS):
+                self._state_seqs.append(sequence)
+                self._state.append(message)
+        self.events = events
+        self.count = len(events)
+        return events
+
+    def start(self, key: RunKey) -> int | None:
+        """The sequence of the run's anchor, or None (as :func:`find_start`)."""
+        found = [self._anchors.get(key.message_id)] if key.message_id is not None else []
+        found += [self._answers.get(answer) for answer in key.answers]
+        known = [sequence for sequence in found if sequence is not None]
+        return min(known) if known else None
+
+    def state_messages(self, upto: int) -> list[Any]:
+        """The stored messages ``team_state`` reads, numbered up to ``upto``."""
+        return self._state[: bisect.bisect_right(self._state_seqs, upto)]
+
+    def conversation(self, upto: int) -> list[tuple[int, Any]]:
+        """The messages to or from a human numbered up to ``upto`` (the questions' source)."""
+        return self._questions[: bisect.bisect_right(self._question_seqs, upto)]
+
+
 def _board(messages: Sequence[Message]) -> list[dict[str, Any]] | None:
     """The planning board replayed from the log (None without the planning plugin)."""
     try:
@@ -210,8 +292,15 @@ class RunProjection:
     :meth:`feed` with each later index in order, until :attr:`finished`.
     """
 
-    def __init__(self, key: RunKey, state: Callable[[Sequence[Any]], Any] = team_state) -> None:
+    def __init__(
+        self,
+        key: RunKey,
+        state: Callable[[Sequence[Any]], Any] = team_state,
+        index: LogIndex | None = None,
+    ) -> None:
         self.key = key
+        #: The log's index (current up to the events fed), when the caller keeps one.
+        self.index = index
         self.finished = False
         self._state_of = state
         self._state: Any = None
@@ -236,8 +325,9 @@ class RunProjection:
 
         return place
 
-    @staticmethod
-    def _messages(events: Sequence[PersistedEvent], upto: int) -> list[Any]:
+    def _messages(self, events: Sequence[PersistedEvent], upto: int) -> list[Any]:
+        if self.index is not None:
+            return self.index.state_messages(events[upto].sequence)
         return [stored.event for stored in events[: upto + 1]]
 
     # -- the run ----------------------------------------------------------------
@@ -394,7 +484,10 @@ class RunProjection:
 
     def _finish(self, events: Sequence[PersistedEvent], index: int) -> RunFinishedEvent:
         """RUN_FINISHED: an interrupt outcome while questions to the human are open."""
-        asked = pending_questions([(e.sequence, e.event) for e in events[: index + 1]])
+        if self.index is not None:
+            asked = pending_questions(self.index.conversation(events[index].sequence))
+        else:
+            asked = pending_questions([(e.sequence, e.event) for e in events[: index + 1]])
         usage = [
             TokenUsage(
                 provider=provider,
