@@ -144,8 +144,8 @@ def test_network_on_reaches_a_host_listener(tmp_path: Path) -> None:
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     server.settimeout(20)
-    accepted: list[object] = []
-    thread = threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True)
+    accepted: list[socket.socket] = []
+    thread = threading.Thread(target=lambda: accepted.append(server.accept()[0]), daemon=True)
     thread.start()
     tree = tmp_path / "tree"
     tree.mkdir()
@@ -163,6 +163,8 @@ def test_network_on_reaches_a_host_listener(tmp_path: Path) -> None:
         backend.close()
         thread.join(5)
         server.close()
+        for connection in accepted:
+            connection.close()
     assert result.exit_code == 0, result.stderr
     assert accepted
 
@@ -220,21 +222,23 @@ def test_when_akgentic_dies_mid_run_no_process_of_the_run_survives(tmp_path: Pat
     from akgentic.testing import wait_until
 
     token = uuid.uuid4().hex  # in the script's name, so in every sandboxed command line
-    child = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", _ORPHAN_SCRIPT],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "HANG_TOKEN": token},
-    )
-    assert child.stdout is not None
-    tree = Path(child.stdout.readline().strip())
+    ) as child:
+        try:
+            assert child.stdout is not None
+            tree = Path(child.stdout.readline().strip())
 
-    def running() -> bool:  # the script and its three children, past the touch
-        return (tree / "started").exists() and len(marked_processes(token)) >= 4
+            def running() -> bool:  # the script and its three children, past the touch
+                return (tree / "started").exists() and len(marked_processes(token)) >= 4
 
-    wait_until(running, timeout=30)
-    child.kill()  # SIGKILL: no cleanup code of akgentic runs
-    child.wait(10)
+            wait_until(running, timeout=30)
+        finally:
+            child.kill()  # SIGKILL: no cleanup code of akgentic runs
+            child.wait(10)
     wait_until(lambda: marked_processes(token) == [], timeout=10)
     assert marked_processes(token) == []
 

@@ -25,6 +25,7 @@ from akgentic.plugin_api import (
     sandbox_cwd,
     scrub_tree,
 )
+from akgentic_docker.availability import unix_socket_refusal
 
 __all__ = ["DEFAULT_IMAGE", "ENV_IMAGE", "DockerBackend"]
 
@@ -123,15 +124,21 @@ class DockerBackend:
         if self._client is None:
             import docker
 
+            refusal = unix_socket_refusal(self._base_url)
+            if refusal is not None:
+                raise SandboxError(f"the Docker engine is not reachable: {refusal}")
+            client = None
             try:
                 if self._base_url:
-                    self._client = docker.DockerClient(base_url=self._base_url, timeout=30)
+                    client = docker.DockerClient(base_url=self._base_url, timeout=30)
                 else:
-                    self._client = docker.from_env(timeout=30)
-                self._client.ping()
+                    client = docker.from_env(timeout=30)
+                client.ping()
             except docker.errors.DockerException as exc:
-                self._client = None
+                if client is not None:
+                    client.close()
                 raise SandboxError(f"the Docker engine is not reachable: {exc}") from exc
+            self._client = client
         return self._client
 
     def _image_present(self, client: Any) -> bool:
@@ -268,6 +275,7 @@ class DockerBackend:
                 self._running = False
             raise SandboxError(f"could not create the container: {exc}") from exc
         timed_out = False
+        sock: Any = None
         try:
             try:
                 sock = api.attach_socket(container, params={"stdout": 1, "stderr": 1, "stream": 1})
@@ -302,7 +310,6 @@ class DockerBackend:
                     status = api.wait(container, timeout=_REMOVE_TIMEOUT_S)
                 reader.join(_DRAIN_WAIT_S)
                 code = int(status.get("StatusCode", -1))
-            sock.close()
         finally:
             with self._lock:
                 self._current = None
@@ -311,7 +318,24 @@ class DockerBackend:
             # On failure the container stays labelled, so `docker ps -f label=...` finds it.
             with contextlib.suppress(docker.errors.DockerException):
                 api.remove_container(container, force=True)
+            if sock is not None:
+                _close_attached(sock)
         return _result(code, out, err, timed_out, killed, started_at, begin, prepare_s)
+
+
+def _close_attached(sock: Any) -> None:
+    """Close the stream ``attach_socket`` returned and the HTTP connection under it.
+
+    The SDK hands back the response's raw ``SocketIO``; closing it leaves the
+    connection's own socket open (a ``SocketIO`` only drops its reference), so the
+    response the SDK keeps on it (``_response``) is closed too, which closes the
+    connection and its socket. The response goes first: its buffered reader wraps the
+    ``SocketIO`` and cannot be flushed once that is closed.
+    """
+    response = getattr(sock, "_response", None)
+    if response is not None:
+        response.close()
+    sock.close()
 
 
 def _pump(sock: Any, out: StreamCapture, err: StreamCapture) -> None:
@@ -321,7 +345,7 @@ def _pump(sock: Any, out: StreamCapture, err: StreamCapture) -> None:
     try:
         for stream, data in frames_iter(sock, tty=False):  # type: ignore[no-untyped-call]
             (err if stream == 2 else out).feed(data)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a read of the closed SocketIO
         return  # the socket was closed under us after the container ended
 
 

@@ -65,16 +65,23 @@ class NatsRuntime:
         self.url = target.url
         self.target = target
         self._loop = LoopThread("akgentic-nats-client")
-        self._nc: Any = self._loop.run(
-            nats.connect(list(target.servers), name="akgentic-client", max_reconnect_attempts=-1),
-            30.0,
-        )
-        self._js: Any = self._nc.jetstream()
-        # One subscription for every reply (like nats-py's own request multiplexer), but
-        # each request may get a receipt before its answer, so a queue per request.
-        self._replies: dict[str, asyncio.Queue[Any]] = {}
-        self._reply_prefix = self._nc.new_inbox()
-        self._loop.run(self._nc.subscribe(f"{self._reply_prefix}.*", cb=self._on_reply), 30.0)
+        self._nc: Any = None
+        try:
+            self._nc = self._loop.run(
+                nats.connect(
+                    list(target.servers), name="akgentic-client", max_reconnect_attempts=-1
+                ),
+                30.0,
+            )
+            self._js: Any = self._nc.jetstream()
+            # One subscription for every reply (like nats-py's own request multiplexer),
+            # but each request may get a receipt before its answer, so a queue per request.
+            self._replies: dict[str, asyncio.Queue[Any]] = {}
+            self._reply_prefix = self._nc.new_inbox()
+            self._loop.run(self._nc.subscribe(f"{self._reply_prefix}.*", cb=self._on_reply), 30.0)
+        except BaseException:
+            self.close()  # no caller gets this object to close: release the loop here
+            raise
 
     async def _on_reply(self, msg: Any) -> None:
         waiting = self._replies.get(msg.subject.rsplit(".", 1)[-1])
@@ -348,7 +355,8 @@ class NatsRuntime:
     def close(self) -> None:
         """Close the connection."""
         try:
-            self._loop.run(self._nc.close(), 10.0)
+            if self._nc is not None:
+                self._loop.run(self._nc.close(), 10.0)
         finally:
             self._loop.stop()
 

@@ -29,6 +29,13 @@ class LoopThread:
         asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
     def stop(self) -> None:
-        """Stop the loop and its thread."""
+        """Stop the loop and its thread, then close the loop.
+
+        Closing releases the loop's selector and self-pipe sockets; a loop only stopped
+        keeps them until garbage collection. A loop still running after 5 s (a callback
+        that does not return) cannot be closed and is left to its daemon thread.
+        """
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5.0)
+        if not self._thread.is_alive():
+            self.loop.close()

@@ -103,25 +103,26 @@ class WorkerFleet:
     def start(self) -> str:
         self._count += 1
         name = f"w{self._count}"
-        log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - kept by the child
-        self.procs[name] = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "akgentic.cli",
-                "worker",
-                "--cluster",
-                self.cluster_url,
-                "--store",
-                self.store_url,
-                "--capacity",
-                "200",
-                "--name",
-                name,
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        # The child writes to its own copy of the descriptor; ours is closed at once.
+        with open(self.logs / f"{name}.log", "wb") as log:
+            self.procs[name] = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "akgentic.cli",
+                    "worker",
+                    "--cluster",
+                    self.cluster_url,
+                    "--store",
+                    self.store_url,
+                    "--capacity",
+                    "200",
+                    "--name",
+                    name,
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         return name
 
     def names(self) -> list[str]:

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from uuid import UUID
 
@@ -121,38 +122,43 @@ def test_two_resumes_at_once_on_postgresql_run_one_copy_and_a_killed_owner_frees
     created = run_cli("team", "create", str(card), *store, "--send", "hi", "--no-interactive")
     assert created.returncode == 0, created.stderr
     team_id = created.stdout.split()[-1]
-    children: list[subprocess.Popen[str]] = []
-    try:
-        for _trial in range(3):
-            pair = [
-                _spawn(child_env, tmp_path, "team", "resume", team_id, *store, "--interactive")
-                for _ in range(2)
-            ]
-            children.extend(pair)
-            loser_index = _first_exit(pair)
-            loser, winner = pair[loser_index], pair[1 - loser_index]
-            _, loser_err = loser.communicate(timeout=90)
-            assert loser.returncode == 1, loser_err
-            assert f"team {team_id} is running in process" in loser_err
-            assert "Traceback" not in loser_err
-            assert winner.poll() is None
-            _, winner_err = winner.communicate("", timeout=90)
-            assert winner.returncode == 0, winner_err
-        owner = _spawn(child_env, tmp_path, "team", "resume", team_id, *store, "--interactive")
-        children.append(owner)
-        assert owner.stderr is not None
-        for line in owner.stderr:
-            if "running; type messages" in line:
-                break
-        os.kill(owner.pid, signal.SIGKILL)
-        owner.wait(timeout=90)
-        resumed = run_cli("team", "resume", team_id, *store, "--send", "again", "--no-interactive")
-        assert resumed.returncode == 0, resumed.stderr
-    finally:
-        for child in children:
-            if child.poll() is None:
-                child.kill()
-            child.wait(timeout=30)
+
+    def spawn(*args: str) -> subprocess.Popen[str]:
+        # A Popen's exit closes its pipes, after the kill and wait in the finally below.
+        return pipes.enter_context(_spawn(child_env, tmp_path, *args))
+
+    with ExitStack() as pipes:
+        children: list[subprocess.Popen[str]] = []
+        try:
+            for _trial in range(3):
+                pair = [spawn("team", "resume", team_id, *store, "--interactive") for _ in range(2)]
+                children.extend(pair)
+                loser_index = _first_exit(pair)
+                loser, winner = pair[loser_index], pair[1 - loser_index]
+                _, loser_err = loser.communicate(timeout=90)
+                assert loser.returncode == 1, loser_err
+                assert f"team {team_id} is running in process" in loser_err
+                assert "Traceback" not in loser_err
+                assert winner.poll() is None
+                _, winner_err = winner.communicate("", timeout=90)
+                assert winner.returncode == 0, winner_err
+            owner = spawn("team", "resume", team_id, *store, "--interactive")
+            children.append(owner)
+            assert owner.stderr is not None
+            for line in owner.stderr:
+                if "running; type messages" in line:
+                    break
+            os.kill(owner.pid, signal.SIGKILL)
+            owner.wait(timeout=90)
+            resumed = run_cli(
+                "team", "resume", team_id, *store, "--send", "again", "--no-interactive"
+            )
+            assert resumed.returncode == 0, resumed.stderr
+        finally:
+            for child in children:
+                if child.poll() is None:
+                    child.kill()
+                child.wait(timeout=30)
     with PostgresEventStore.from_url(initialised_url) as pg:
         process = pg.load_team(UUID(team_id))
         assert process is not None and process.status == TeamStatus.STOPPED

@@ -150,15 +150,15 @@ def test_a_dead_holders_files_are_committed_out_of_band_by_the_next_run(
 ) -> None:
     a = make_agent("@A", git_journal=True, workspace_exec=WorkspaceExec(backend="fake"))
     lease = tree.with_name("p.index") / "exec.lock"
-    holder = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(lease), str(tree)], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        assert "another command is running" in a.exec("echo blocked")
-    finally:
-        holder.kill()
-        holder.wait(timeout=10)
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            assert "another command is running" in a.exec("echo blocked")
+        finally:
+            holder.kill()
+            holder.wait(timeout=10)
     began = time.monotonic()
     out = a.exec("bash -c 'echo mine > mine.txt'")
     assert "exit_code: 0 (OK)" in out

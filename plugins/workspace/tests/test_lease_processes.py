@@ -39,18 +39,18 @@ def test_a_dead_holder_frees_the_tree_at_once(
     a = make_agent("@A")
     a.write("a.txt", "x")
     lease = workspaces_root / "alice" / "_id" / "p.index" / "exec.lock"
-    holder = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(lease)], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(
-            RetriableError, match=r"exec run cafe0001 is in progress \(agent '@Holder'\)"
-        ):
-            a.write("a.txt", "y")
-        assert "x" in a.read("a.txt")  # reads go on
-    finally:
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait(timeout=10)
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            with pytest.raises(
+                RetriableError, match=r"exec run cafe0001 is in progress \(agent '@Holder'\)"
+            ):
+                a.write("a.txt", "y")
+            assert "x" in a.read("a.txt")  # reads go on
+        finally:
+            os.kill(holder.pid, signal.SIGKILL)
+            holder.wait(timeout=10)
     # The kernel dropped the dead process's lock: admitted at once, no staleness wait.
     assert a.write("a.txt", "y") == "Written: a.txt"

@@ -71,31 +71,35 @@ def test_processes_opening_a_new_database_at_the_same_moment_all_succeed(tmp_pat
     """
     import subprocess
     import sys
+    from contextlib import ExitStack
 
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", _OPENER],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(4)
-    ]
-    try:
-        for child in children:
-            assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-        failures = []
-        for round_ in range(40):
-            path = tmp_path / f"r{round_}" / "index" / "c" / "rows.sqlite3"
+    with ExitStack() as stack:  # each Popen's exit closes its pipes
+        children = [
+            stack.enter_context(
+                subprocess.Popen(
+                    [sys.executable, "-c", _OPENER],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+            )
+            for _ in range(4)
+        ]
+        try:
             for child in children:
-                assert child.stdin is not None
-                child.stdin.write(f"{path}\n")
-                child.stdin.flush()
-            answers = [child.stdout.readline().strip() for child in children if child.stdout]
-            failures += [a for a in answers if a != "ok"]
-        assert failures == []
-    finally:
-        for child in children:
-            if child.stdin is not None:
-                child.stdin.close()
-            child.wait(timeout=60)
+                assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+            failures = []
+            for round_ in range(40):
+                path = tmp_path / f"r{round_}" / "index" / "c" / "rows.sqlite3"
+                for child in children:
+                    assert child.stdin is not None
+                    child.stdin.write(f"{path}\n")
+                    child.stdin.flush()
+                answers = [child.stdout.readline().strip() for child in children if child.stdout]
+                failures += [a for a in answers if a != "ok"]
+            assert failures == []
+        finally:
+            for child in children:
+                if child.stdin is not None:
+                    child.stdin.close()
+                child.wait(timeout=60)

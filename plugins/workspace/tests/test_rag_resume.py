@@ -56,20 +56,20 @@ def test_sigkill_mid_index_then_resume(
     for i in range(300):
         (tree / f"doc{i:03}.md").write_text(f"# Doc {i}\n\nbody of document number {i}\n")
     marker = tmp_path / "marker"
-    child = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", CHILD, str(marker)],
         env={**os.environ, "AKGENTIC_WORKSPACES_ROOT": str(workspaces_root)},
         stdout=subprocess.PIPE,
         text=True,
-    )
-    try:
-        wait_until(lambda: marker.exists() or child.poll() is not None, timeout=60)
-        assert marker.exists(), "the child ended before it was killed"
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    ) as child:
+        try:
+            wait_until(lambda: marker.exists() or child.poll() is not None, timeout=60)
+            assert marker.exists(), "the child ended before it was killed"
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait(30)
+        finally:
+            if child.poll() is None:
+                child.kill()
     meta = tree.with_name("p.index")
     before = records(meta)
     assert len(before) == 300
