@@ -159,9 +159,13 @@ class ServeProcess:
         )
         self._pumping = threading.Thread(target=self._pump, daemon=True)
         self._pumping.start()
-        if not poll_until(self._answers, 60, interval=0.1):
-            raise AssertionError("akgentic serve did not answer within 60 s")
-        self.token = self._given_token() or self._printed_token()
+        try:
+            if not poll_until(self._answers, 60, interval=0.1):
+                raise AssertionError("akgentic serve did not answer within 60 s")
+            self.token = self._given_token() or self._printed_token()
+        except BaseException:
+            self.__exit__()  # no ``with`` body runs: stop the server and close its pipe here
+            raise
         return self
 
     def _answers(self) -> bool:
