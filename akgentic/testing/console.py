@@ -156,10 +156,15 @@ class ServeProcess:
             stderr=subprocess.PIPE,
             text=True,
         )
-        threading.Thread(target=self._pump, daemon=True).start()
-        if not poll_until(self._answers, 60, interval=0.1):
-            raise AssertionError("akgentic serve did not answer within 60 s")
-        self.token = self._given_token() or self._printed_token()
+        self._pumping = threading.Thread(target=self._pump, daemon=True)
+        self._pumping.start()
+        try:
+            if not poll_until(self._answers, 60, interval=0.1):
+                raise AssertionError("akgentic serve did not answer within 60 s")
+            self.token = self._given_token() or self._printed_token()
+        except BaseException:
+            self.__exit__()  # no ``with`` body runs: stop the server and close its pipe here
+            raise
         return self
 
     def _answers(self) -> bool:
@@ -230,3 +235,6 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
+        # The pump reads stderr to its end (the process is gone): then it can be closed.
+        self._pumping.join(10)
+        self.process.stderr.close()

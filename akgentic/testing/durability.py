@@ -80,32 +80,33 @@ def kill_mid_conversation(
     The child stops being read once at least ``messages`` are durable; it is
     killed whatever happens. Asserts that the child got that far.
     """
-    child = subprocess.Popen(
+    team_id: UUID | None = None
+    durable = sent = 0
+    # ``with`` closes the child's pipes once it is reaped.
+    with subprocess.Popen(
         [sys.executable, "-c", _CHILD, url, agent_class],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=dict(env),
-    )
-    team_id: UUID | None = None
-    durable = sent = 0
-    try:
-        assert child.stdout is not None
-        for line in child.stdout:
-            words = line.split()
-            if words[0] == "team":
-                team_id = UUID(words[1])
-            elif words[0] == "durable":
-                durable, sent = int(words[1]), int(words[2])
-                if sent >= messages:
-                    break
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    ) as child:
+        try:
+            assert child.stdout is not None
+            for line in child.stdout:
+                words = line.split()
+                if words[0] == "team":
+                    team_id = UUID(words[1])
+                elif words[0] == "durable":
+                    durable, sent = int(words[1]), int(words[2])
+                    if sent >= messages:
+                        break
+            os.kill(child.pid, signal.SIGKILL)
             child.wait(timeout=60)
-    assert team_id is not None and sent >= messages, child.stderr.read() if child.stderr else ""
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=60)
+        assert team_id is not None and sent >= messages, child.stderr.read() if child.stderr else ""
     return KilledTeam(team_id, durable, sent, child.returncode)
 
 

@@ -491,29 +491,30 @@ class EventStoreContract(
             "from akgentic.testing.event_store_contract import crash_child\n"
             f"crash_child({self.opener!r}, {store_url!r}, {str(team_id)!r})\n"
         )
-        child = subprocess.Popen(
+        acknowledged: list[int] = []
+        # ``with`` closes the child's pipes once it is reaped.
+        with subprocess.Popen(
             [sys.executable, "-c", code],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )
-        acknowledged: list[int] = []
-        try:
-            assert child.stdout is not None
-            for line in child.stdout:
-                acknowledged.append(int(line))
-                if len(acknowledged) >= self.crash_after:
-                    break
-            os.kill(child.pid, signal.SIGKILL)
-            # Lines already in the pipe were printed after their write returned.
-            rest = child.stdout.read()
-            acknowledged.extend(int(line) for line in rest.splitlines() if line.strip())
-            child.wait(timeout=60)
-        finally:
-            if child.poll() is None:
-                child.kill()
+        ) as child:
+            try:
+                assert child.stdout is not None
+                for line in child.stdout:
+                    acknowledged.append(int(line))
+                    if len(acknowledged) >= self.crash_after:
+                        break
+                os.kill(child.pid, signal.SIGKILL)
+                # Lines already in the pipe were printed after their write returned.
+                rest = child.stdout.read()
+                acknowledged.extend(int(line) for line in rest.splitlines() if line.strip())
                 child.wait(timeout=60)
-        stderr = child.stderr.read() if child.stderr is not None else ""
+            finally:
+                if child.poll() is None:
+                    child.kill()
+                    child.wait(timeout=60)
+            stderr = child.stderr.read() if child.stderr is not None else ""
         assert len(acknowledged) >= self.crash_after, f"child stopped early: {stderr}"
         assert child.returncode == -signal.SIGKILL
 

@@ -13,6 +13,7 @@ process being free at once.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -243,33 +244,37 @@ class OwnershipContract:
             "from akgentic.testing.event_store_ownership import probe_child\n"
             f"probe_child({self.opener!r}, {store_url!r}, {str(process.team_id)!r})\n"
         )
-        children = [
-            subprocess.Popen(
-                [sys.executable, "-c", code],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for _ in range(self.probing_processes)
-        ]
         refused: list[str] = []
-        try:
-            for child in children:
-                assert child.stdout is not None
-                assert child.stdout.readline().strip() == "probing", (
-                    child.stderr.read() if child.stderr else ""
+        # Each child's ``with`` closes its pipes once it is reaped.
+        with contextlib.ExitStack() as reaped:
+            children = [
+                reaped.enter_context(
+                    subprocess.Popen(
+                        [sys.executable, "-c", code],
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
                 )
-            for _round in range(self.probe_race_rounds):
-                try:
-                    store.claim_team(process.team_id, contract_owner())
-                except TeamOwnedError as exc:
-                    refused.append(str(exc))
-                    continue
-                store.release_team(process.team_id)
-        finally:
-            for child in children:
-                child.kill()
-                child.wait(timeout=60)
+                for _ in range(self.probing_processes)
+            ]
+            try:
+                for child in children:
+                    assert child.stdout is not None
+                    assert child.stdout.readline().strip() == "probing", (
+                        child.stderr.read() if child.stderr else ""
+                    )
+                for _round in range(self.probe_race_rounds):
+                    try:
+                        store.claim_team(process.team_id, contract_owner())
+                    except TeamOwnedError as exc:
+                        refused.append(str(exc))
+                        continue
+                    store.release_team(process.team_id)
+            finally:
+                for child in children:
+                    child.kill()
+                    child.wait(timeout=60)
         assert refused == [], f"{len(refused)} of {self.probe_race_rounds} claims refused"
 
     def test_stored_team_ids_include_teams_with_events_or_states_but_no_record(
@@ -301,25 +306,26 @@ class OwnershipContract:
                 "from akgentic.testing.event_store_ownership import claim_child\n"
                 f"claim_child({self.opener!r}, {store_url!r}, {str(process.team_id)!r})\n"
             )
-            child = subprocess.Popen(
+            # ``with`` closes the child's pipes once it is reaped.
+            with subprocess.Popen(
                 [sys.executable, "-c", code],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
-            )
-            try:
-                assert child.stdout is not None
-                line = child.stdout.readline()
-                assert line.strip(), child.stderr.read() if child.stderr else ""
-                assert store.claim_held(process.team_id)
-                with pytest.raises(TeamOwnedError):
-                    store.claim_team(process.team_id, contract_owner())
-                os.kill(child.pid, signal.SIGKILL)
-                child.wait(timeout=60)
-            finally:
-                if child.poll() is None:
-                    child.kill()
+            ) as child:
+                try:
+                    assert child.stdout is not None
+                    line = child.stdout.readline()
+                    assert line.strip(), child.stderr.read() if child.stderr else ""
+                    assert store.claim_held(process.team_id)
+                    with pytest.raises(TeamOwnedError):
+                        store.claim_team(process.team_id, contract_owner())
+                    os.kill(child.pid, signal.SIGKILL)
                     child.wait(timeout=60)
+                finally:
+                    if child.poll() is None:
+                        child.kill()
+                        child.wait(timeout=60)
             claimed = store.claim_team(process.team_id, contract_owner())
             assert claimed.epoch == int(line) + 1
             store.release_team(process.team_id)

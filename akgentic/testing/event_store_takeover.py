@@ -146,7 +146,8 @@ class _ChildOwner:
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.acks: list[int] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -193,10 +194,15 @@ class _ChildOwner:
         return outcomes
 
     def close(self) -> None:
+        """Kill the child if it still runs, then close its pipes (its reader hits EOF)."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGCONT)
             self.proc.kill()
             self.proc.wait(timeout=CHILD_TIMEOUT)
+        self._reader.join(timeout=CHILD_TIMEOUT)
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self.proc.stdout.close()
+        self.proc.stderr.close()
 
 
 def _stopped(pid: int) -> bool:
