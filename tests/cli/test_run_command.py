@@ -101,7 +101,10 @@ def test_quit_leaves_at_once_and_the_team_is_saved_stopped(
 def test_ctrl_c_stops_the_team_and_keeps_it_resumable(
     cli_env: dict[str, str], demo_card_file: Path, tmp_path: Path
 ) -> None:
-    child = subprocess.Popen(
+    lines: queue.Queue[str] = queue.Queue()
+    seen: list[str] = []
+    # ``with`` closes the child's pipes once it is reaped (and its reader is done).
+    with subprocess.Popen(
         [sys.executable, "-m", RUN, "run", str(demo_card_file), "--interactive"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -109,30 +112,28 @@ def test_ctrl_c_stops_the_team_and_keeps_it_resumable(
         text=True,
         env=cli_env,
         cwd=tmp_path,
-    )
-    lines: queue.Queue[str] = queue.Queue()
+    ) as child:
 
-    def pump() -> None:
-        assert child.stdout is not None
-        for line in child.stdout:
-            lines.put(line)
-        lines.put("")
+        def pump() -> None:
+            assert child.stdout is not None
+            for line in child.stdout:
+                lines.put(line)
+            lines.put("")
 
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
-    seen: list[str] = []
-    try:
-        while not any("/quit" in line for line in seen):  # the help line: chat is open
-            line = lines.get(timeout=30)
-            assert line, "".join(seen)
-            seen.append(line)
-        child.send_signal(signal.SIGINT)
-        assert child.wait(timeout=30) == 0
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=10)
-    reader.join(timeout=10)
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        try:
+            while not any("/quit" in line for line in seen):  # the help line: chat is open
+                line = lines.get(timeout=30)
+                assert line, "".join(seen)
+                seen.append(line)
+            child.send_signal(signal.SIGINT)
+            assert child.wait(timeout=30) == 0
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=10)
+            reader.join(timeout=10)
     while not lines.empty():
         seen.append(lines.get())
     out = "".join(seen)

@@ -47,7 +47,9 @@ def test_a_long_model_call_prints_who_is_thinking_then_the_answer(
             )
         )
         env = {**cli_env, "AKGENTIC_PROGRESS_INTERVAL": "1"}
-        child = subprocess.Popen(
+        lines: queue.Queue[str] = queue.Queue()
+        # ``with`` closes the child's pipes once it is reaped (and its reader is done).
+        with subprocess.Popen(
             [sys.executable, "-m", "akgentic.cli.run_cmd", "run", str(card), "--send", "Why?"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -55,28 +57,28 @@ def test_a_long_model_call_prints_who_is_thinking_then_the_answer(
             text=True,
             env=env,
             cwd=tmp_path,
-        )
-        lines: queue.Queue[str] = queue.Queue()
+        ) as child:
 
-        def pump() -> None:
-            for line in child.stdout or []:
-                lines.put(line)
+            def pump() -> None:
+                for line in child.stdout or []:
+                    lines.put(line)
 
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
-        try:
-            seen: list[str] = []
-            while not any("@Manager is still thinking…" in line for line in seen):
-                seen.append(lines.get(timeout=WAIT))
-            held.release.set()
-            child.wait(timeout=WAIT)
-            reader.join(timeout=WAIT)
-            err = child.stderr.read() if child.stderr else ""
-        finally:
-            held.release.set()
-            if child.poll() is None:
-                child.kill()
-                child.wait()
+            reader = threading.Thread(target=pump, daemon=True)
+            reader.start()
+            try:
+                seen: list[str] = []
+                while not any("@Manager is still thinking…" in line for line in seen):
+                    seen.append(lines.get(timeout=WAIT))
+                held.release.set()
+                child.wait(timeout=WAIT)
+                reader.join(timeout=WAIT)
+                err = child.stderr.read() if child.stderr else ""
+            finally:
+                held.release.set()
+                if child.poll() is None:
+                    child.kill()
+                    child.wait()
+                reader.join(timeout=WAIT)
     assert child.returncode == 0, err
     while not lines.empty():
         seen.append(lines.get_nowait())

@@ -47,28 +47,29 @@ def test_a_killed_team_keeps_every_event_reported_durable(
     store_url = url.format(tmp=tmp_path)
     team_id = uuid4()
     code = CHILD.format(module=module, cls=cls)
-    child = subprocess.Popen(
+    durable = 0
+    # ``with`` closes the child's pipes once it is reaped.
+    with subprocess.Popen(
         [sys.executable, "-c", code, store_url, str(team_id)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    durable = 0
-    try:
-        assert child.stdout is not None
-        for line in child.stdout:
-            durable = int(line)
-            if durable >= 300:
-                break
-        os.kill(child.pid, signal.SIGKILL)
-        for line in child.stdout.read().splitlines():
-            durable = max(durable, int(line))
-        child.wait(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    ) as child:
+        try:
+            assert child.stdout is not None
+            for line in child.stdout:
+                durable = int(line)
+                if durable >= 300:
+                    break
+            os.kill(child.pid, signal.SIGKILL)
+            for line in child.stdout.read().splitlines():
+                durable = max(durable, int(line))
             child.wait(timeout=60)
-    assert durable >= 300, child.stderr.read() if child.stderr else ""
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=60)
+        assert durable >= 300, child.stderr.read() if child.stderr else ""
 
     opener = SqliteEventStore.from_url if module == "sqlite" else YamlEventStore.from_url
     store = opener(store_url)

@@ -60,6 +60,8 @@ def frozen_writer() -> Iterator[list[subprocess.Popen[str]]]:
             child.send_signal(signal.SIGCONT)
             child.kill()
             child.wait(timeout=30)
+        assert child.stdout is not None
+        child.stdout.close()  # the pipe ``held`` came through
 
 
 def _freeze(children: list[subprocess.Popen[str]], code: str, path: Path) -> subprocess.Popen[str]:

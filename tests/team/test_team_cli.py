@@ -176,7 +176,8 @@ def test_interactive_mode_sends_stdin_lines_and_stops_at_end_of_input(
 def test_ctrl_c_in_interactive_mode_stops_the_team_cleanly(
     cli_env: dict[str, str], card_file: Path, tmp_path: Path
 ) -> None:
-    child = subprocess.Popen(
+    # ``with`` closes the child's pipes once it is reaped, however the test ends.
+    with subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -192,20 +193,20 @@ def test_ctrl_c_in_interactive_mode_stops_the_team_cleanly(
         text=True,
         env=cli_env,
         cwd=tmp_path,
-    )
-    try:
-        assert child.stdin is not None and child.stderr is not None
-        for line in child.stderr:
-            if "running; type messages" in line:
-                break
-        child.stdin.write("hello\n")
-        child.stdin.flush()
-        os.kill(child.pid, signal.SIGINT)
-        out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=30)
+    ) as child:
+        try:
+            assert child.stdin is not None and child.stderr is not None
+            for line in child.stderr:
+                if "running; type messages" in line:
+                    break
+            child.stdin.write("hello\n")
+            child.stdin.flush()
+            os.kill(child.pid, signal.SIGINT)
+            out, err = child.communicate(timeout=60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=30)
     assert child.returncode == 0, err
     team_id = out.strip().splitlines()[-1]
     assert status(tmp_path, team_id) == TeamStatus.STOPPED

@@ -69,7 +69,9 @@ def spawn(
     for child in children:
         if child.poll() is None:
             child.kill()
-        child.wait(timeout=30)
+        # ``with`` (Popen's exit) closes the child's three pipes, then reaps it.
+        with child:
+            child.wait(timeout=30)
 
 
 @pytest.fixture
