@@ -126,7 +126,8 @@ def test_other_paths_get_404_and_models_are_listed(llm_server: ScriptedLLMServer
         assert json.load(resp)["data"][0]["id"] == "scripted-model"
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(llm_server.url + "/v1/embeddings", data=b"{}", timeout=10)
-    assert info.value.code == 404
+    with info.value:  # the error holds the response and its connection: close them
+        assert info.value.code == 404
 
 
 def test_error_steps_return_the_status(llm_server: ScriptedLLMServer) -> None:

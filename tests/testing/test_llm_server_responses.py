@@ -73,7 +73,8 @@ def test_pydantic_ai_responses_model_runs_a_tool_then_returns_native_structured_
         looked_up.append(topic)
         return f"{topic} is a drink"
 
-    result = agent.run_sync("Is tea known?")
+    # Not run_sync: pydantic-ai would create the thread's event loop and never close it.
+    result = asyncio.run(agent.run("Is tea known?"))
     assert result.output == Verdict(ok=True, reason="found it")
     assert looked_up == ["tea"]
     second = llm_server.requests[1]
