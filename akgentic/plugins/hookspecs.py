@@ -267,7 +267,9 @@ def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:  # type: ignore[empty
         and ``tree`` (items that open); a record with ``open(source, key)``
         answers for an openable tree item (a file) and refuses, with
         ``ValueError`` or ``LookupError``, a key it must not show. Every value
-        is rendered as text, never markup.
+        is rendered as text, never markup. A record with ``state(source)``
+        also gives its content as JSON data, which protocol adapters share
+        (AG-UI's state carries it under the pane's name).
 
     Example:
         .. code-block:: python

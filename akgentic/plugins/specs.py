@@ -316,12 +316,18 @@ class ConsolePaneSpec(Spec):
     (``GET /api/teams/{id}/panes/{name}/item?key=...``) with more blocks; it must
     refuse (``ValueError`` or ``LookupError``) a key it must not show, such as a
     path leaving the pane's tree.
+
+    ``state(source)``, optional, returns the pane's content as plain JSON data
+    (dicts, lists, strings, numbers) for protocol adapters that share a team's state
+    with a client: AG-UI's ``STATE_SNAPSHOT`` carries it under the pane's name. It
+    lets such an adapter show a plugin's data without importing that plugin.
     """
 
     card: str
     title: str
     render: Callable[[Any], Sequence[Mapping[str, Any]]]
     open: Callable[[Any, str], Sequence[Mapping[str, Any]]] | None = None
+    state: Callable[[Any], Any] | None = None
     kind = "console pane"
 
     def check(self, base: type | None = None) -> None:
@@ -335,6 +341,7 @@ class ConsolePaneSpec(Spec):
                 )
         self._check_callable("render", self.render)
         self._check_callable("open", self.open, optional=True)
+        self._check_callable("state", self.state, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)

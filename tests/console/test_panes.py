@@ -112,6 +112,8 @@ def test_a_pane_record_with_a_bad_field_fails_its_check() -> None:
         ConsolePaneSpec(name="x", card="skill", title="X", render="no").check()  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="title"):
         ConsolePaneSpec(name="x", card="skill", title=" ", render=_broken).check()
+    with pytest.raises(TypeError, match="state"):
+        ConsolePaneSpec(name="x", card="skill", title="X", render=_broken, state=3).check()  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="list of blocks"):
         clean_blocks("text")
 

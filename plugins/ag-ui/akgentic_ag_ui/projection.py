@@ -19,6 +19,7 @@ last position it saw (``Last-Event-ID``) and get exactly the rest.
 from __future__ import annotations
 
 import bisect
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -46,10 +47,12 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from akgentic.plugin_api import pending_questions, roster
+from akgentic.plugin_api import PaneSource, current_registry, pending_questions, roster
 
 if TYPE_CHECKING:
     from akgentic.plugin_api import Message, PersistedEvent
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "LogIndex",
@@ -228,24 +231,23 @@ class LogIndex:
         return self._questions[: bisect.bisect_right(self._question_seqs, upto)]
 
 
-def _board(messages: Sequence[Message]) -> list[dict[str, Any]] | None:
-    """The planning board replayed from the log (None without the planning plugin)."""
-    try:
-        from akgentic_planning.console_pane import board_tasks
-    except ImportError:
-        return None
-    return [
-        {
-            "id": task.id,
-            "status": str(task.status),
-            "description": task.description,
-            "owner": task.owner,
-            "creator": task.creator,
-            "dependencies": list(task.dependencies),
-            "output": task.output,
-        }
-        for task in board_tasks([], messages)
-    ]
+def _pane_states(messages: Sequence[Message]) -> dict[str, Any]:
+    """Each installed console pane's ``state`` over the log, by pane name.
+
+    Read through the plugin registry, so a plugin's data (the planning board) is
+    shared without this plugin importing it; a pane that fails is left out, logged.
+    """
+    team_id = next((m.team_id for m in messages if m.team_id is not None), UUID(int=0))
+    source = PaneSource(team_id=team_id, events=messages)
+    states: dict[str, Any] = {}
+    for name, spec in sorted(current_registry().console_panes().items()):
+        if spec.state is None:
+            continue
+        try:
+            states[name] = spec.state(source)
+        except Exception:
+            logger.exception("the state of console pane %r failed", name)
+    return states
 
 
 def team_state(messages: Sequence[Message]) -> dict[str, Any]:
@@ -253,13 +255,13 @@ def team_state(messages: Sequence[Message]) -> dict[str, Any]:
 
     ``members`` are the console's roster rows (name, role, agent id, model, human,
     tokens and cost) without ``busy``, which is live, not stored; the model is the
-    one the member's card names. ``planning`` is the task board, by task id.
+    one the member's card names. Every console pane with a ``state`` adds its data
+    under its name: with the planning plugin, ``planning`` is the board by task id.
     """
     members = [{k: v for k, v in row.items() if k != "busy"} for row in roster(messages, [], {})]
     state: dict[str, Any] = {"members": members}
-    board = _board(messages)
-    if board is not None:
-        state["planning"] = board
+    for name, value in _pane_states(messages).items():
+        state.setdefault(name, value)
     return state
 
 

@@ -78,11 +78,31 @@ def render_planning_pane(source: PaneSource) -> list[Mapping[str, Any]]:
     return blocks
 
 
+def planning_state(source: PaneSource) -> list[dict[str, Any]]:
+    """The board as JSON data, by task id (what AG-UI shares as ``planning``)."""
+    return [
+        {
+            "id": task.id,
+            "status": str(task.status),
+            "description": task.description,
+            "owner": task.owner,
+            "creator": task.creator,
+            "dependencies": list(task.dependencies),
+            "output": task.output,
+        }
+        for task in board_tasks(source.states, source.events)
+    ]
+
+
 @hookimpl
 def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:
     """The ``planning`` card's pane of the web console."""
     return [
         ConsolePaneSpec(
-            name="planning", card="planning", title="Planning board", render=render_planning_pane
+            name="planning",
+            card="planning",
+            title="Planning board",
+            render=render_planning_pane,
+            state=planning_state,
         )
     ]
