@@ -27,6 +27,12 @@ call starts and exist only in that call's HTTP client, never in the config, the
 state or the log. The client talks only to the configured URL: a card naming another
 endpoint is refused, so credentials never leave for a host the operator did not name.
 
+Questions: a remote task that ends ``input-required`` reaches the sender as a
+request (a question the console lists); the sender's answer (a reply to that
+question, or its next ``response``) continues the same remote task, in its context,
+instead of opening a new one. A resume finds whether the answer was taken by the
+remote task's status: still on the same question means it was not, and it is sent.
+
 Every fault (unreachable, timed out, not an A2A agent, a card that lies, a failed
 task) is answered to the sender in one line starting with ``error:``; the team goes
 on. The remote's text is data: it is sent by this member, which is not a human, so no
@@ -57,7 +63,7 @@ from akgentic.plugin_api import (
 if TYPE_CHECKING:
     from a2a.types.a2a_pb2 import Task
 
-__all__ = ["PendingCall", "RemoteAgent", "RemoteConfig", "RemoteState"]
+__all__ = ["OpenQuestion", "PendingCall", "RemoteAgent", "RemoteConfig", "RemoteState"]
 
 logger = logging.getLogger("akgentic_a2a")
 
@@ -89,12 +95,29 @@ class PendingCall(BaseModel):
     message_id: str
     task_id: str | None = None
     started: float = 0.0
+    #: The remote status message (a question) this call answers; None for a new task.
+    answers: str | None = None
+    #: The remote accepted the message (set in the log once the send returned).
+    sent: bool = False
+
+
+class OpenQuestion(BaseModel):
+    """A remote task waiting for an answer from the member that sent it (input-required)."""
+
+    #: The id of the request this member sent to ``sender`` with the question.
+    question_id: str
+    sender: str
+    task_id: str
+    context_id: str
+    #: The remote status message holding the question.
+    remote_message_id: str
 
 
 class RemoteState(BaseState):
     """The calls in flight, kept in the log so that a resume polls them instead of resending."""
 
     pending: list[PendingCall] = Field(default_factory=list)
+    questions: list[OpenQuestion] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -106,11 +129,21 @@ class RemoteTaskStarted:
 
 
 @dataclass(frozen=True)
+class RemoteAsks:
+    """The remote task waits for input: where it is and which status message asks."""
+
+    task_id: str
+    context_id: str
+    message_id: str
+
+
+@dataclass(frozen=True)
 class RemoteAnswered:
-    """A call ended: the text to send back (to the actor, not logged)."""
+    """A call ended: the text to send back, and the question when it asks one (not logged)."""
 
     request_id: str
     text: str
+    asks: RemoteAsks | None = None
 
 
 class RemoteError(Exception):
@@ -165,7 +198,7 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
 
     # -- handlers -------------------------------------------------------------------
     def receiveMsg_AgentMessage(self, message: AgentMessage, sender: ActorAddress | None) -> None:
-        """Send the message to the remote agent as a new task."""
+        """Send the message to the remote agent: an answer to its open question, or a new task."""
         if sender is None or sender.name == self.config.name:
             return
         call = PendingCall(
@@ -176,15 +209,34 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
             message_id=str(uuid.uuid4()),
             started=time.time(),
         )
+        question = self._question_answered_by(message, sender.name)
+        if question is not None:
+            self.state.questions.remove(question)
+            call.context_id = question.context_id
+            call.task_id = question.task_id
+            call.answers = question.remote_message_id
         self.state.pending.append(call)
         self.state.notify_state_change()  # in the log before anything is sent
         self._start(call, resumed=False)
+
+    def _question_answered_by(self, message: AgentMessage, sender: str) -> OpenQuestion | None:
+        """The open question ``message`` answers: the one it replies to, else the sender's
+        latest when the message is a response (an agent may not name what it answers)."""
+        parent = str(message.parent_id) if message.parent_id is not None else None
+        for question in self.state.questions:
+            if question.question_id == parent:
+                return question
+        if message.type == "response":
+            mine = [q for q in self.state.questions if q.sender == sender]
+            return mine[-1] if mine else None
+        return None
 
     def receiveMsg_RemoteTaskStarted(self, started: RemoteTaskStarted) -> None:
         """Keep the remote task id of a call (in the log, for a resume to poll)."""
         for call in self.state.pending:
             if call.request_id == started.request_id:
                 call.task_id = started.task_id
+                call.sent = True
         self.state.notify_state_change()
 
     def receiveMsg_RemoteAnswered(self, answered: RemoteAnswered) -> None:
@@ -201,10 +253,22 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
             request.id = uuid.UUID(call.request_id)
             previous = self._current_message
             self._current_message = request  # the answer's parent is the question
+            kind = "response" if answered.asks is None else "request"
+            reply = AgentMessage(content=answered.text, type=kind)
             try:
-                self.send(recipient, AgentMessage(content=answered.text, type="response"))
+                self.send(recipient, reply)
             finally:
                 self._current_message = previous
+            if answered.asks is not None:
+                self.state.questions.append(
+                    OpenQuestion(
+                        question_id=str(reply.id),
+                        sender=call.sender,
+                        task_id=answered.asks.task_id,
+                        context_id=answered.asks.context_id,
+                        remote_message_id=answered.asks.message_id,
+                    )
+                )
         self.state.notify_state_change()
 
     # -- the call ---------------------------------------------------------------------
@@ -214,8 +278,9 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
         stopping = self._stopping
 
         def run() -> None:
+            asks: RemoteAsks | None = None
             try:
-                text = asyncio.run(_call(config, call, resumed, me, stopping))
+                text, asks = asyncio.run(_call(config, call, resumed, me, stopping))
             except RemoteError as exc:
                 text = f"error: {exc}"
             except Exception as exc:  # anything a remote can make the client raise
@@ -225,7 +290,9 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
             if text.startswith("error:"):
                 text = _one_line(text)
                 logger.warning("%s: %s", config.name, text)
-            me.tell(RemoteAnswered(request_id=call.request_id, text=text[:MAX_ANSWER_CHARS]))
+            me.tell(
+                RemoteAnswered(request_id=call.request_id, text=text[:MAX_ANSWER_CHARS], asks=asks)
+            )
 
         worker = threading.Thread(target=run, name=f"a2a-{call.request_id}", daemon=True)
         self._workers = [w for w in self._workers if w.is_alive()]
@@ -252,8 +319,8 @@ async def _call(
     resumed: bool,
     me: ActorAddress,
     stopping: threading.Event,
-) -> str:
-    """Run one call to its end; returns the answer's text."""
+) -> tuple[str, RemoteAsks | None]:
+    """Run one call to its end: the answer's text, and the question when the task asks one."""
     import httpx
     from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
     from a2a.client.errors import A2AClientTimeoutError, AgentCardResolutionError
@@ -296,32 +363,43 @@ async def _call(
             client = factory.create(card)
             try:
                 task_id = call.task_id
+                must_send = task_id is None
+                if call.answers is not None and not call.sent:
+                    # An answer: sent unless a resume finds the task past the question.
+                    must_send = True
+                    if resumed and task_id is not None:
+                        now = await client.get_task(GetTaskRequest(id=task_id))
+                        must_send = _still_asks(now, call.answers)
                 if task_id is None and resumed:
                     found = await client.list_tasks(ListTasksRequest(context_id=call.context_id))
                     if found.tasks:
                         task_id = found.tasks[0].id
-                if task_id is None:
-                    request = SendMessageRequest(
-                        message=Message(
-                            message_id=call.message_id,
-                            context_id=call.context_id,
-                            role=Role.ROLE_USER,
-                            parts=[Part(text=call.content)],
-                        )
+                        must_send = False
+                if must_send:
+                    message = Message(
+                        message_id=call.message_id,
+                        context_id=call.context_id,
+                        role=Role.ROLE_USER,
+                        parts=[Part(text=call.content)],
                     )
-                    async for response in client.send_message(request):
+                    if task_id is not None:
+                        message.task_id = task_id
+                    async for response in client.send_message(SendMessageRequest(message=message)):
                         if response.HasField("message"):
-                            return _one_reply(response.message)
+                            return _one_reply(response.message), None
                         if response.HasField("task"):
                             task_id = response.task.id
                             break
                     if not task_id:
                         raise RemoteError(f"remote agent {config.url} answered no task")
                     me.tell(RemoteTaskStarted(request_id=call.request_id, task_id=task_id))
+                if task_id is None:
+                    raise RemoteError(f"remote agent {config.url}: no task to follow")
                 pause = 0.05
                 while True:
                     task = await client.get_task(GetTaskRequest(id=task_id))
-                    if task.status.state in settled:
+                    stale = call.answers is not None and _still_asks(task, call.answers)
+                    if task.status.state in settled and not stale:
                         return _settled_text(config, task)
                     if time.time() > deadline:
                         raise RemoteError(
@@ -329,7 +407,7 @@ async def _call(
                             f"{TaskState.Name(task.status.state)} after {config.timeout:g} s"
                         )
                     if await asyncio.to_thread(stopping.wait, pause):
-                        return ""
+                        return "", None
                     pause = min(pause * 2, config.poll_interval)
             finally:
                 await client.close()
@@ -347,13 +425,29 @@ def _one_reply(message: Any) -> str:
     return "\n".join(p.text for p in message.parts if p.text)
 
 
-def _settled_text(config: RemoteConfig, task: Task) -> str:
+def _still_asks(task: Task, question: str) -> bool:
+    """Whether ``task`` still waits on the question in status message ``question``."""
+    from a2a.types.a2a_pb2 import TaskState
+
+    return (
+        task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        and task.status.message.message_id == question
+    )
+
+
+def _settled_text(config: RemoteConfig, task: Task) -> tuple[str, RemoteAsks | None]:
     from a2a.types.a2a_pb2 import TaskState
 
     state = task.status.state
-    text = _task_text(task)
     if state == TaskState.TASK_STATE_COMPLETED:
-        return text
+        return _task_text(task), None
     if state == TaskState.TASK_STATE_INPUT_REQUIRED:
-        return f"(the remote agent asks) {text}"
-    return f"error: remote task {task.id} ended {TaskState.Name(state)}: {_one_line(text)}"
+        question = "\n".join(p.text for p in task.status.message.parts if p.text)
+        asks = RemoteAsks(
+            task_id=task.id,
+            context_id=task.context_id,
+            message_id=task.status.message.message_id,
+        )
+        return question or _task_text(task), asks
+    text = _task_text(task)
+    return f"error: remote task {task.id} ended {TaskState.Name(state)}: {_one_line(text)}", None

@@ -199,3 +199,38 @@ def test_a_failing_remote_gets_one_error_line_and_the_team_goes_on(
     monkeypatch.setenv(TOKEN_VAR, f"Bearer {server.token}")
     client.post(f"/api/teams/{team_a}/messages", json={"text": "again"})
     wait_until(lambda: len(to_human(client, team_a)) >= 2, timeout=60)
+
+
+def test_a_remote_question_is_answered_in_the_same_remote_task(
+    console: tuple[Any, httpx.Client, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from .conftest import QUESTION
+
+    server, client, url = console
+    monkeypatch.setenv(TOKEN_VAR, f"Bearer {server.token}")
+    team_b = url.rsplit("/", 1)[1]
+    team_a = hire(client, url)
+    assert client.post(f"/api/teams/{team_a}/messages", json={"text": "ask me"}).is_success
+
+    def asked() -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = client.get(f"/api/teams/{team_a}/questions").json()
+        return [q for q in rows if q["content"] == QUESTION and q["from"] == "@Remote"]
+
+    wait_until(lambda: bool(asked()), timeout=60)
+    question = asked()[0]
+    answered = client.post(
+        f"/api/teams/{team_a}/questions/{question['id']}/answer", json={"text": "blue"}
+    )
+    assert answered.is_success, answered.text
+    wait_until(lambda: "Noted: blue" in to_human(client, team_a), timeout=60)
+    assert not asked()
+    # B saw one task: the answer went into it instead of opening another.
+    assert client.get(f"/api/teams/{team_b}/questions").json() == []
+    b_inputs = [
+        r["content"]
+        for r in client.get(f"/api/teams/{team_b}/events", params={"kind": "message"}).json()[
+            "events"
+        ]
+        if r["sender"] == "@Human"
+    ]
+    assert b_inputs.count("ask me") == 1 and b_inputs.count("blue") == 1, b_inputs
