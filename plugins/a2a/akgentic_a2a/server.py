@@ -669,7 +669,7 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
         Same checks (the SDK's required fields and
         ``history_length``), same ids (uuid4 task id; the client's context id or a new
         one), same answer (``return_immediately``: the task as submitted). A follow-up
-        message, streaming and ``SubscribeToTask`` keep the SDK's path.
+        message and streaming keep the SDK's path; ``SubscribeToTask`` reads the log.
         """
         from akgentic_a2a.messages import A2ATurn
 
@@ -728,10 +728,38 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
+        """The task as the log has it now, then its replies and status as they are stored.
+
+        Served from the log rather than the SDK's live queue, so a task opened by a
+        non-streaming send, or by a server that has restarted since, can be followed
+        as well as one whose executor runs here. The stream ends when the task settles
+        (``input-required`` included), as the protocol's streams do.
+        """
         with self._logged(context, "SubscribeToTask"):
-            self._checked(context)
-            async for event in super().on_subscribe_to_task(params, context):
-                yield event
+            team_id = self._checked(context)
+            task_id = params.id
+            async with self._teams.watch(team_id, task_id) as wake:
+                turn = await self._teams.turn(team_id, task_id)
+                if turn is not None:
+                    task, seen = turn.to_task(), len(turn.entries)
+                else:
+                    pending = self._store.pending(task_id)
+                    if pending is None:
+                        raise TaskNotFoundError(message=f"no task {task_id} in this team")
+                    task, seen = pending, 0
+                terminal = (TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED)
+                if task.status.state in terminal:
+                    raise UnsupportedOperationError(
+                        message=f"task {task_id} is in terminal state "
+                        f"{TaskState.Name(task.status.state)}: GetTask returns it"
+                    )
+                yield task
+                if task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+                    return  # waits for an answer, which opens a stream of its own
+                async for event in follow_turn(
+                    self._teams, team_id, task_id, task.context_id, seen, wake
+                ):
+                    yield event
 
 
 class _ContextBuilder(DefaultServerCallContextBuilder):

@@ -18,14 +18,17 @@ from a2a.types.a2a_pb2 import (
     Message,
     Part,
     Role,
+    SendMessageConfiguration,
     SendMessageRequest,
+    SubscribeToTaskRequest,
     TaskState,
 )
+from a2a.utils.errors import UnsupportedOperationError
 
 from akgentic.llm.scripted_server import ScriptedLLMServer
 from akgentic.testing.console import running_console
 
-from .conftest import QUESTION, echo_card
+from .conftest import QUESTION, EchoScript, echo_card
 
 pytestmark = pytest.mark.usefixtures("with_a2a")
 
@@ -171,6 +174,40 @@ def test_streaming_sends_the_task_its_updates_and_the_final_status(
     assert last.status_update.status.state == TaskState.TASK_STATE_COMPLETED
     artifact = next(e.artifact_update for e in events if e.HasField("artifact_update"))
     assert artifact.artifact.parts[0].text == "Echo: stream it"
+
+
+def test_subscribe_follows_a_task_opened_without_streaming_and_refuses_a_finished_one(
+    served: tuple[Any, httpx.Client, str], script: EchoScript
+) -> None:
+    server, _client, team_id = served
+
+    async def talk() -> tuple[Any, list[Any], str]:
+        async with a2a_client(server, team_id, streaming=True) as streamer:
+            async with a2a_client(server, team_id) as a2a:
+                request = user_message("hold this")
+                request.configuration.CopyFrom(SendMessageConfiguration(return_immediately=True))
+                opened = (await final(a2a, request)).task
+            assert await asyncio.to_thread(script.holding.wait, 60)
+            events: list[Any] = []
+            async with asyncio.timeout(60):
+                async for event in streamer.subscribe(SubscribeToTaskRequest(id=opened.id)):
+                    events.append(event)
+                    if len(events) == 1:
+                        script.release.set()  # the turn ends only once the stream follows it
+            with pytest.raises(UnsupportedOperationError) as refused:
+                async for _event in streamer.subscribe(SubscribeToTaskRequest(id=opened.id)):
+                    pass
+            return opened, events, str(refused.value)
+
+    opened, events, refusal = asyncio.run(talk())
+    kinds = [e.WhichOneof("payload") for e in events]
+    assert kinds[0] == "task" and events[0].task.id == opened.id
+    assert events[0].task.status.state != TaskState.TASK_STATE_COMPLETED
+    artifact = next(e.artifact_update for e in events if e.HasField("artifact_update"))
+    assert artifact.artifact.parts[0].text == "Echo: hold this"
+    assert kinds[-1] == "status_update"
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+    assert "terminal state" in refusal
 
 
 def _errors(caplog: pytest.LogCaptureFixture) -> list[str]:
