@@ -448,13 +448,34 @@ def managed_teams(
         stop_signal=int(signal.SIGTERM),
         on_claim_lost=_interrupt_on_claim_lost,
     )
-    with stop_signals_interrupt():
+    with stop_signals_interrupt(), stack_dumps_on_sigusr1():
         try:
             yield manager
         finally:
             from akgentic.agent.session import shut_down
 
             shut_down(manager, system, store)
+
+
+@contextmanager
+def stack_dumps_on_sigusr1() -> Iterator[None]:
+    """While inside, SIGUSR1 prints every thread's stack to stderr; the process goes on.
+
+    A command that seems stuck (a stop that does not end) can then be asked where
+    it is: ``kill -USR1 PID``. Written by :mod:`faulthandler` from C, so it works
+    even when the interpreter's threads are deadlocked.
+    """
+    import faulthandler
+
+    usr1 = getattr(signal, "SIGUSR1", None)
+    if usr1 is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    faulthandler.register(usr1, all_threads=True)
+    try:
+        yield
+    finally:
+        faulthandler.unregister(usr1)
 
 
 def _interrupt_on_claim_lost(team_id: UUID, error: Exception) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import re
 import signal
@@ -16,6 +17,7 @@ import pytest
 
 from akgentic.llm.scripted_server import ScriptedLLMServer
 from akgentic.team import SqliteEventStore, TeamStatus
+from akgentic.testing.waiting import wait_until
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 RUN = "akgentic.cli.run_cmd"
@@ -98,6 +100,22 @@ def test_quit_leaves_at_once_and_the_team_is_saved_stopped(
     assert demo_server.requests == []
 
 
+def _stacks(child: subprocess.Popen[str]) -> str:
+    """``child``'s stderr with every thread's stack (its SIGUSR1 dump); then it is killed."""
+    assert child.stderr is not None
+    stderr = child.stderr
+    text: list[str] = []
+    reader = threading.Thread(target=lambda: text.extend(stderr), daemon=True)
+    reader.start()
+    child.send_signal(signal.SIGUSR1)
+    with contextlib.suppress(AssertionError):
+        wait_until(lambda: "most recent call first" in "".join(text), timeout=10)
+    child.kill()
+    child.wait(timeout=10)
+    reader.join(timeout=10)
+    return "".join(text)
+
+
 def test_ctrl_c_stops_the_team_and_keeps_it_resumable(
     cli_env: dict[str, str], demo_card_file: Path, tmp_path: Path
 ) -> None:
@@ -128,7 +146,11 @@ def test_ctrl_c_stops_the_team_and_keeps_it_resumable(
                 assert line, "".join(seen)
                 seen.append(line)
             child.send_signal(signal.SIGINT)
-            assert child.wait(timeout=30) == 0
+            try:
+                code = child.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pytest.fail("the team did not stop within 30 s after SIGINT:\n" + _stacks(child))
+            assert code == 0
         finally:
             if child.poll() is None:
                 child.kill()
@@ -193,3 +215,38 @@ def test_team_create_and_resume_refuse_an_impossible_timeout_in_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --timeout"), done.stderr
     assert not (tmp_path / "cli.db").exists()
+
+
+def test_sigusr1_prints_every_threads_stack_and_the_team_goes_on(
+    cli_env: dict[str, str], demo_card_file: Path, tmp_path: Path
+) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-m", RUN, "run", str(demo_card_file), "--interactive"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env,
+        cwd=tmp_path,
+    ) as child:
+        assert child.stdout is not None and child.stderr is not None and child.stdin is not None
+        try:
+            for line in child.stdout:
+                if "/quit" in line:
+                    break
+            stderr = child.stderr
+            text: list[str] = []
+            reader = threading.Thread(target=lambda: text.extend(stderr), daemon=True)
+            reader.start()
+            child.send_signal(signal.SIGUSR1)
+            wait_until(lambda: "most recent call first" in "".join(text), timeout=30)
+            assert child.poll() is None
+            child.stdin.write("/quit\n")
+            child.stdin.flush()
+            assert child.wait(timeout=30) == 0
+            reader.join(timeout=10)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=10)
+    assert "run_cmd.py" in "".join(text)  # the main thread, in the chat loop
