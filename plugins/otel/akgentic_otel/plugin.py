@@ -1,0 +1,1 @@
+"""Hook implementation of the otel plugin."""
