@@ -149,10 +149,10 @@ class _LastProblem(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.message = ""
+        self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.message = record.getMessage()
+        self.messages.append(record.getMessage())
 
 
 @contextmanager
@@ -170,11 +170,24 @@ def _quiet_exporter() -> Iterator[_LastProblem]:
         logger.propagate = propagate
 
 
-def _cause(text: str) -> str:
-    for marker in ("Connection refused", "Name or service not known", "timed out"):
-        if marker in text:
-            return marker.lower()
-    return text.splitlines()[0][:200] if text else "no answer in time"
+_CAUSES = (
+    "Connection refused",
+    "Name or service not known",
+    "Temporary failure in name resolution",
+    "timed out",
+)
+
+
+def _cause(messages: list[str]) -> str:
+    """The first cause a reader can act on among the exporter's warnings."""
+    for text in messages:
+        for marker in _CAUSES:
+            if marker in text:
+                return marker.lower()
+    for text in messages:
+        if "status" in text.lower() or "code" in text.lower():
+            return text.splitlines()[0][:200]
+    return "no answer in time"
 
 
 def export_otlp(
@@ -202,7 +215,7 @@ def export_otlp(
                 result = exporter.export(spans[start : start + _BATCH])
                 if result is not SpanExportResult.SUCCESS:
                     raise ExportError(
-                        f"could not export spans to {url}: {_cause(problem.message)}"
+                        f"could not export spans to {url}: {_cause(problem.messages)}"
                         f" (gave up after {timeout:g} s)"
                     )
     finally:
