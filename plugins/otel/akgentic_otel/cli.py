@@ -118,7 +118,8 @@ def trace_command(
         typer.Option(
             "--otlp",
             metavar="URL",
-            help="Send the spans to this OTLP/HTTP endpoint (default: $OTEL_EXPORTER_OTLP_ENDPOINT).",
+            help="Send the spans to this OTLP/HTTP endpoint "
+            "(default: $OTEL_EXPORTER_OTLP_ENDPOINT).",
         ),
     ] = None,
     as_json: Annotated[

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+from urllib.parse import urlsplit
 from uuid import UUID
 
 from opentelemetry.sdk.resources import Resource
@@ -178,16 +180,31 @@ _CAUSES = (
 )
 
 
-def _cause(messages: list[str]) -> str:
-    """The first cause a reader can act on among the exporter's warnings."""
+def _cause(messages: list[str], url: str, timeout: float) -> str:
+    """Why an export failed, in words a reader can act on.
+
+    The exporter's warnings say it when it had time to retry; otherwise a single
+    connection attempt tells a refused port and an unknown host from a slow server.
+    """
     for text in messages:
         for marker in _CAUSES:
             if marker in text:
                 return marker.lower()
     for text in messages:
-        if "status" in text.lower() or "code" in text.lower():
+        if "code" in text.lower() and "Failed to export" in text:
             return text.splitlines()[0][:200]
-    return "no answer in time"
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=min(timeout, 2.0)):
+            pass
+    except ConnectionRefusedError:
+        return "connection refused"
+    except socket.gaierror:
+        return "name or service not known"
+    except OSError as exc:
+        return str(exc) or type(exc).__name__
+    return f"timed out: no answer within {timeout:g} s"
 
 
 def export_otlp(
@@ -215,9 +232,8 @@ def export_otlp(
                 result = exporter.export(spans[start : start + _BATCH])
                 if result is not SpanExportResult.SUCCESS:
                     raise ExportError(
-                        f"could not export spans to {url}: {_cause(problem.messages)}"
-                        f" (gave up after {timeout:g} s)"
+                        f"could not export spans to {url}: {_cause(problem.messages, url, timeout)}"
                     )
     finally:
-        exporter.shutdown()
+        exporter.shutdown()  # type: ignore[no-untyped-call]  # the SDK leaves it unannotated
     return len(spans)

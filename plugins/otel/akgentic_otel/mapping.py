@@ -248,7 +248,7 @@ class TraceBuilder:
             self._models[sender.agent_id] = model
 
     def _sent(self, message: Any, now: int) -> None:
-        sender, recipient, inner = message.sender, message.recipient, message.message
+        sender, inner = message.sender, message.message
         intent = getattr(inner, "type", None)
         if inner.id in self._trace_of:  # the same message to one more recipient
             self._event_on_sender(message, inner, now)
