@@ -235,5 +235,5 @@ def export_otlp(
                         f"could not export spans to {url}: {_cause(problem.messages, url, timeout)}"
                     )
     finally:
-        exporter.shutdown()  # type: ignore[no-untyped-call]  # the SDK leaves it unannotated
+        exporter.shutdown()  # type: ignore[no-untyped-call]  # unannotated in the SDK
     return len(spans)

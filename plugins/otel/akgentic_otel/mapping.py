@@ -194,6 +194,9 @@ class TraceBuilder:
         self._turn_ids: dict[tuple[UUID, UUID], int] = {}  # (agent, message) -> span id
         self._handled: dict[tuple[UUID, UUID], int] = {}  # (agent, message) -> turns so far
         self._open: dict[tuple[UUID, UUID], _Turn] = {}
+        # Deliveries sent but not yet taken up, (recipient, message) -> trace: a turn
+        # is quiet only when none is left and no member is working on it.
+        self._pending: dict[tuple[UUID, UUID], int] = {}
         self._roots: dict[int, SpanRecord] = {}  # trace id -> root span
         self._spans: list[SpanRecord] = []
         self._finished: list[SpanRecord] = []
@@ -251,6 +254,7 @@ class TraceBuilder:
         sender, inner = message.sender, message.message
         intent = getattr(inner, "type", None)
         if inner.id in self._trace_of:  # the same message to one more recipient
+            self._expect(message, inner)
             self._event_on_sender(message, inner, now)
             return
         parent = inner.parent_id
@@ -263,9 +267,17 @@ class TraceBuilder:
             root = self._root(inner, sender, now)
             self._trace_of[inner.id] = root.trace_id
             self._origin_of[inner.id] = root.span_id
+        self._expect(message, inner)
         name = _text(getattr(sender, "name", "")) or _OUTSIDE_ROLE
         self._sender_of[inner.id] = (name, intent if isinstance(intent, str) else "")
         self._event_on_sender(message, inner, now)
+
+    def _expect(self, message: Any, inner: Any) -> None:
+        """Note a delivery that a member will take up (humans and outsiders never do)."""
+        recipient = message.recipient
+        if recipient is None or recipient.is_user_proxy or recipient.role == _OUTSIDE_ROLE:
+            return
+        self._pending[(recipient.agent_id, inner.id)] = self._trace_of[inner.id]
 
     def _root(self, inner: Any, sender: Any, now: int) -> SpanRecord:
         trace = trace_id(self.team_id, inner.id)
@@ -314,6 +326,8 @@ class TraceBuilder:
 
     def _received(self, message: Any, now: int) -> None:
         agent, handled = message.sender, message.message_id
+        if agent is not None:
+            self._pending.pop((agent.agent_id, handled), None)
         if agent is None or agent.is_user_proxy or handled not in self._trace_of:
             return  # a human's "turn" is waiting, not work: the answer links back instead
         key = (agent.agent_id, handled)
@@ -354,8 +368,11 @@ class TraceBuilder:
         agent = message.sender
         if agent is None:
             return
+        absorbed = self._pending.pop((agent.agent_id, message.message_id), None)
         turn = self._open.pop((agent.agent_id, message.message_id), None)
         if turn is None:
+            if absorbed is not None:
+                self._maybe_quiet(absorbed)
             return
         if turn.chat is not None:
             self._close_chat(turn, now)
@@ -537,6 +554,8 @@ class TraceBuilder:
     def _maybe_quiet(self, trace: int) -> None:
         """Hand out the root once no member is working on its turn any more."""
         if any(turn.span.trace_id == trace for turn in self._open.values()):
+            return
+        if any(pending == trace for pending in self._pending.values()):
             return
         root = self._roots.get(trace)
         if root is not None:
