@@ -31,9 +31,19 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from hashlib import blake2b
 from typing import Any
 from uuid import UUID
+
+from akgentic_otel.records import (
+    AttributeValue,
+    SpanEventRecord,
+    SpanRecord,
+    parts,
+    role,
+    span_id,
+    text,
+    trace_id,
+)
 
 __all__ = [
     "AttributeValue",
@@ -45,7 +55,6 @@ __all__ = [
     "trace_log",
 ]
 
-AttributeValue = str | bool | int | float
 #: Senders outside the team (plain code): what they send roots a trace.
 _OUTSIDE_ROLE = "ActorSystem"
 
@@ -63,48 +72,6 @@ def _is(value: object, name: str) -> bool:
     if names is None:
         names = _kinds[cls] = frozenset(c.__name__ for c in cls.__mro__)
     return name in names
-
-
-def trace_id(team_id: UUID, root_message: UUID) -> int:
-    """The trace id of the turn started by ``root_message`` (128 bits, never 0)."""
-    digest = blake2b(f"{team_id}/{root_message}".encode(), digest_size=16).digest()
-    return int.from_bytes(digest, "big") or 1
-
-
-def span_id(team_id: UUID, key: str) -> int:
-    """The span id of the span ``key`` names in the team's log (64 bits, never 0)."""
-    digest = blake2b(f"{team_id}/{key}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") or 1
-
-
-@dataclass
-class SpanEventRecord:
-    """A point in time on a span (a message the span's member sent)."""
-
-    name: str
-    time_ns: int
-    attributes: dict[str, AttributeValue] = field(default_factory=dict)
-
-
-@dataclass
-class SpanRecord:
-    """One span, as plain data: what :mod:`akgentic_otel.export` turns into OTLP."""
-
-    name: str
-    trace_id: int
-    span_id: int
-    parent_id: int | None
-    start_ns: int
-    end_ns: int
-    #: ``internal`` or ``client`` (a model request leaves the process).
-    kind: str = "internal"
-    attributes: dict[str, AttributeValue] = field(default_factory=dict)
-    events: list[SpanEventRecord] = field(default_factory=list)
-    #: Set when the work failed: the ``error.type`` and a description.
-    error: str | None = None
-    error_message: str = ""
-    #: False while the log holds no end for it (still running, or the process died).
-    complete: bool = False
 
 
 @dataclass
@@ -133,47 +100,6 @@ def _ns(message: Any, fallback: int) -> int:
     return fallback
 
 
-def _text(value: object) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
-def _parts(message_parts: Iterable[Any]) -> list[dict[str, Any]]:
-    """Parts of a pydantic-ai message in the conventions' ``parts`` shape."""
-    parts: list[dict[str, Any]] = []
-    for part in message_parts:
-        kind = getattr(part, "part_kind", "")
-        if kind == "tool-call":
-            parts.append(
-                {
-                    "type": "tool_call",
-                    "id": _text(getattr(part, "tool_call_id", "")),
-                    "name": _text(getattr(part, "tool_name", "")),
-                    "arguments": _text(getattr(part, "args", "")),
-                }
-            )
-        elif kind in ("tool-return", "retry-prompt"):
-            parts.append(
-                {
-                    "type": "tool_call_response",
-                    "id": _text(getattr(part, "tool_call_id", "")),
-                    "response": _text(getattr(part, "content", "")),
-                }
-            )
-        else:
-            parts.append({"type": "text", "content": _text(getattr(part, "content", ""))})
-    return parts
-
-
-def _role(part_kind: str) -> str:
-    if part_kind == "system-prompt":
-        return "system"
-    if part_kind in ("tool-return", "retry-prompt"):
-        return "tool"
-    return "user"
-
-
 class TraceBuilder:
     """Turns one team's stored messages, fed in log order, into :class:`SpanRecord` s.
 
@@ -197,6 +123,7 @@ class TraceBuilder:
         # Deliveries sent but not yet taken up, (recipient, message) -> trace: a turn
         # is quiet only when none is left and no member is working on it.
         self._pending: dict[tuple[UUID, UUID], int] = {}
+        self._busy: dict[int, int] = {}  # trace -> open turns + pending deliveries
         self._roots: dict[int, SpanRecord] = {}  # trace id -> root span
         self._spans: list[SpanRecord] = []
         self._finished: list[SpanRecord] = []
@@ -268,7 +195,7 @@ class TraceBuilder:
             self._trace_of[inner.id] = root.trace_id
             self._origin_of[inner.id] = root.span_id
         self._expect(message, inner)
-        name = _text(getattr(sender, "name", "")) or _OUTSIDE_ROLE
+        name = text(getattr(sender, "name", "")) or _OUTSIDE_ROLE
         self._sender_of[inner.id] = (name, intent if isinstance(intent, str) else "")
         self._event_on_sender(message, inner, now)
 
@@ -277,7 +204,17 @@ class TraceBuilder:
         recipient = message.recipient
         if recipient is None or recipient.is_user_proxy or recipient.role == _OUTSIDE_ROLE:
             return
-        self._pending[(recipient.agent_id, inner.id)] = self._trace_of[inner.id]
+        key = (recipient.agent_id, inner.id)
+        if key not in self._pending:
+            trace = self._pending[key] = self._trace_of[inner.id]
+            self._busy[trace] = self._busy.get(trace, 0) + 1
+
+    def _taken_up(self, key: tuple[UUID, UUID]) -> int | None:
+        """Forget a pending delivery; the trace it belonged to, if it was pending."""
+        trace = self._pending.pop(key, None)
+        if trace is not None:
+            self._busy[trace] -= 1
+        return trace
 
     def _root(self, inner: Any, sender: Any, now: int) -> SpanRecord:
         trace = trace_id(self.team_id, inner.id)
@@ -287,10 +224,10 @@ class TraceBuilder:
             "akgentic.team.id": str(self.team_id),
             "akgentic.team.name": self.team_name,
             "akgentic.message.id": str(inner.id),
-            "akgentic.message.from": _text(getattr(sender, "name", "")) or _OUTSIDE_ROLE,
+            "akgentic.message.from": text(getattr(sender, "name", "")) or _OUTSIDE_ROLE,
         }
         if self.capture_content:
-            content = _text(getattr(inner, "content", ""))
+            content = text(getattr(inner, "content", ""))
             attributes["gen_ai.input.messages"] = json.dumps(
                 [{"role": "user", "parts": [{"type": "text", "content": content}]}]
             )
@@ -316,7 +253,7 @@ class TraceBuilder:
             return
         attributes: dict[str, AttributeValue] = {
             "akgentic.message.id": str(inner.id),
-            "akgentic.message.to": _text(getattr(message.recipient, "name", "")),
+            "akgentic.message.to": text(getattr(message.recipient, "name", "")),
         }
         intent = getattr(inner, "type", None)
         if isinstance(intent, str):
@@ -327,7 +264,7 @@ class TraceBuilder:
     def _received(self, message: Any, now: int) -> None:
         agent, handled = message.sender, message.message_id
         if agent is not None:
-            self._pending.pop((agent.agent_id, handled), None)
+            self._taken_up((agent.agent_id, handled))
         if agent is None or agent.is_user_proxy or handled not in self._trace_of:
             return  # a human's "turn" is waiting, not work: the answer links back instead
         key = (agent.agent_id, handled)
@@ -336,13 +273,13 @@ class TraceBuilder:
         self._handled[key] = ordinal + 1
         turn_key = f"turn/{agent.agent_id}/{handled}/{ordinal}"
         sender, intent = self._sender_of.get(handled, ("", ""))
-        name = _text(agent.name)
+        name = text(agent.name)
         attributes: dict[str, AttributeValue] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": name,
             "gen_ai.agent.id": str(agent.agent_id),
             "gen_ai.conversation.id": str(self.team_id),
-            "akgentic.agent.role": _text(agent.role),
+            "akgentic.agent.role": text(agent.role),
             "akgentic.message.id": str(handled),
             "akgentic.message.from": sender,
         }
@@ -362,13 +299,14 @@ class TraceBuilder:
         )
         self._turn_ids[key] = span.span_id
         self._open[key] = _Turn(span, turn_key, agent.agent_id)
+        self._busy[span.trace_id] = self._busy.get(span.trace_id, 0) + 1
         self._spans.append(span)
 
     def _processed(self, message: Any, now: int) -> None:
         agent = message.sender
         if agent is None:
             return
-        absorbed = self._pending.pop((agent.agent_id, message.message_id), None)
+        absorbed = self._taken_up((agent.agent_id, message.message_id))
         turn = self._open.pop((agent.agent_id, message.message_id), None)
         if turn is None:
             if absorbed is not None:
@@ -382,6 +320,7 @@ class TraceBuilder:
         turn.tools.clear()
         turn.span.end_ns = max(turn.span.end_ns, now)
         self._finish(turn.span)
+        self._busy[turn.span.trace_id] -= 1
         self._maybe_quiet(turn.span.trace_id)
 
     # -- events of a turn ------------------------------------------------------------
@@ -404,8 +343,8 @@ class TraceBuilder:
         elif kind == "ToolReturnEvent":
             self._tool_return(turn, event, now)
         elif kind == "TurnFailed":
-            turn.span.error = _text(event.kind) or "error"
-            turn.span.error_message = _text(event.cause)
+            turn.span.error = text(event.kind) or "error"
+            turn.span.error_message = text(event.cause)
             if turn.chat is not None and not turn.chat.responded:
                 turn.chat.span.error = turn.span.error
                 turn.chat.span.error_message = turn.span.error_message
@@ -416,13 +355,13 @@ class TraceBuilder:
             if self.capture_content:
                 for part in getattr(model_message, "parts", ()):
                     if getattr(part, "part_kind", "") == "tool-return":
-                        turn.returns[_text(part.tool_call_id)] = _text(part.content)
+                        turn.returns[text(part.tool_call_id)] = text(part.content)
             if turn.chat is not None and turn.chat.responded:
                 self._close_chat(turn, now)
             chat = turn.chat or self._open_chat(turn, now)
             if self.capture_content:
                 chat.inputs.extend(
-                    {"role": _role(getattr(part, "part_kind", "")), "parts": _parts((part,))}
+                    {"role": role(getattr(part, "part_kind", "")), "parts": parts((part,))}
                     for part in getattr(model_message, "parts", ())
                 )
             return
@@ -432,18 +371,18 @@ class TraceBuilder:
         span.end_ns = max(span.start_ns, now)
         model = getattr(model_message, "model_name", None)
         if model:
-            span.attributes["gen_ai.response.model"] = _text(model)
+            span.attributes["gen_ai.response.model"] = text(model)
         response_id = getattr(model_message, "provider_response_id", None)
         if response_id:
-            span.attributes["gen_ai.response.id"] = _text(response_id)
+            span.attributes["gen_ai.response.id"] = text(response_id)
         finish = getattr(model_message, "finish_reason", None)
         if finish:
-            span.attributes["gen_ai.response.finish_reasons"] = _text(finish)
+            span.attributes["gen_ai.response.finish_reasons"] = text(finish)
         if self.capture_content:
             span.attributes["gen_ai.input.messages"] = json.dumps(chat.inputs)
-            output = {"role": "assistant", "parts": _parts(getattr(model_message, "parts", ()))}
+            output = {"role": "assistant", "parts": parts(getattr(model_message, "parts", ()))}
             if finish:
-                output["finish_reason"] = _text(finish)
+                output["finish_reason"] = text(finish)
             span.attributes["gen_ai.output.messages"] = json.dumps([output])
         if chat.has_usage:
             self._close_chat(turn, now)
@@ -478,10 +417,10 @@ class TraceBuilder:
             return
         chat.has_usage = True
         span = chat.span
-        model = _text(usage.model_name)
+        model = text(usage.model_name)
         span.name = f"chat {model}"
         span.attributes["gen_ai.request.model"] = model
-        span.attributes["gen_ai.provider.name"] = _text(usage.provider_name)
+        span.attributes["gen_ai.provider.name"] = text(usage.provider_name)
         span.attributes["gen_ai.usage.input_tokens"] = int(usage.input_tokens)
         span.attributes["gen_ai.usage.output_tokens"] = int(usage.output_tokens)
         if usage.cache_read_tokens:
@@ -491,7 +430,7 @@ class TraceBuilder:
                 usage.cache_write_tokens
             )
         span.attributes["akgentic.usage.cost_usd"] = float(usage.estimated_cost_usd)
-        span.attributes["akgentic.run.id"] = _text(usage.run_id)
+        span.attributes["akgentic.run.id"] = text(usage.run_id)
         if chat.responded:
             self._close_chat(turn, now)
 
@@ -505,18 +444,18 @@ class TraceBuilder:
         self._finish(chat.span, complete=chat.responded or chat.span.error is not None)
 
     def _tool_call(self, turn: _Turn, call: Any, now: int) -> None:
-        name = _text(call.tool_name)
-        call_id = _text(call.tool_call_id)
+        name = text(call.tool_name)
+        call_id = text(call.tool_call_id)
         attributes: dict[str, AttributeValue] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
             "gen_ai.tool.call.id": call_id,
             "gen_ai.tool.type": "function",
             "gen_ai.conversation.id": str(self.team_id),
-            "akgentic.run.id": _text(call.run_id),
+            "akgentic.run.id": text(call.run_id),
         }
         if self.capture_content:
-            attributes["gen_ai.tool.call.arguments"] = _text(call.arguments)
+            attributes["gen_ai.tool.call.arguments"] = text(call.arguments)
         span = SpanRecord(
             name=f"execute_tool {name}",
             trace_id=turn.span.trace_id,
@@ -526,12 +465,12 @@ class TraceBuilder:
             end_ns=now,
             attributes=attributes,
         )
-        turn.tools[(_text(call.run_id), call_id)] = span
+        turn.tools[(text(call.run_id), call_id)] = span
         self._spans.append(span)
 
     def _tool_return(self, turn: _Turn, result: Any, now: int) -> None:
-        call_id = _text(result.tool_call_id)
-        span = turn.tools.pop((_text(result.run_id), call_id), None)
+        call_id = text(result.tool_call_id)
+        span = turn.tools.pop((text(result.run_id), call_id), None)
         if span is None:
             return
         span.end_ns = max(span.start_ns, now)
@@ -553,9 +492,7 @@ class TraceBuilder:
 
     def _maybe_quiet(self, trace: int) -> None:
         """Hand out the root once no member is working on its turn any more."""
-        if any(turn.span.trace_id == trace for turn in self._open.values()):
-            return
-        if any(pending == trace for pending in self._pending.values()):
+        if self._busy.get(trace, 0) > 0:
             return
         root = self._roots.get(trace)
         if root is not None:
