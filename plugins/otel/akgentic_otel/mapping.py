@@ -139,12 +139,13 @@ class TraceBuilder:
 
     def feed(self, message: Any) -> None:
         """Take the next stored message of the log (or the ``PersistedEvent`` holding it)."""
-        stored_at = getattr(message, "sequence", None)
-        if stored_at is not None and hasattr(message, "event"):
-            fallback = _ns(message, self._now)
+        fallback = self._now
+        if _is(message, "PersistedEvent"):
+            fallback = _ns(message, fallback)  # when the store recorded it
             message = message.event
-        else:
-            fallback = self._now
+        # Actors stamp their messages on their own threads, so the log's order and its
+        # timestamps can disagree by a little: time never goes back here, which keeps
+        # every span's end after its start and every child after its parent's start.
         now = self._now = max(self._now, _ns(message, fallback))
         if _is(message, "EventMessage"):
             self._event(message, now)
