@@ -33,7 +33,8 @@ class TraceError(Exception):
 
 
 def _fail(error: TraceError) -> NoReturn:
-    typer.echo(f"error: {error}", err=True)
+    # One line, whatever the driver said (PostgreSQL's hints come on lines of their own).
+    typer.echo(f"error: {' '.join(str(error).split())}", err=True)
     raise typer.Exit(error.code)
 
 

@@ -159,7 +159,7 @@ class OTLPReceiver:
         class Handler(_Handler):
             owner = receiver
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="otlp-receiver", daemon=True
@@ -211,6 +211,11 @@ class OTLPReceiver:
         with self._changed:
             self.requests += 1
             self._changed.notify_all()
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet: a client that gave up on a delayed answer is what the delay is for."""
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -213,6 +213,7 @@ def _free_port() -> int:
         (["{team}", "--store", "sqlite:////nonexistent/dir/a.db"], 1, "no store at"),
         (["00000000-0000-4000-8000-000000000000"], 1, "no team 00000000"),
         (["{team}", "--store", "nosuch:///x"], 2, "no event store URL scheme named 'nosuch'"),
+        (["{team}", "--store", "postgresql://u@127.0.0.1:1/x"], 1, "cannot connect to Postgre"),
         (["{team}", "--json", "--otlp", "http://127.0.0.1:1"], 2, "exclude each other"),
         (["{team}", "--otlp", "collector:4318"], 1, "not an OTLP/HTTP endpoint"),
     ],
