@@ -25,7 +25,7 @@ when a hook lacks one of its sections (Purpose, Parameters, Results, Example).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from akgentic.plugins.markers import hookspec
@@ -343,15 +343,22 @@ def akgentic_web_routes() -> Iterable[WebRoutesSpec]:  # type: ignore[empty-body
 
 
 @hookspec
-def akgentic_cli(app: typer.Typer) -> None:
+def akgentic_cli(app: typer.Typer, groups: Mapping[str, typer.Typer]) -> None:
     """Add commands to the ``akgentic`` command line.
 
     Purpose:
         Give a plugin its own sub-commands (``akgentic hello``, ``akgentic
-        store init``...).
+        store init``...), or a sub-command of a built-in group (``akgentic
+        team trace ID``).
 
     Parameters:
         app: the root Typer application; add commands or sub-applications to it.
+        groups: the kernel's built-in command groups by name (``team``,
+            ``store``, ``cards``, ``sandbox``, ``cluster``, ``vector``); add a
+            command to one of them (``groups["team"].command("trace")``) to
+            extend it. Reaching them through ``app.registered_groups`` instead
+            would bypass the clash check below. An implementation that does not
+            need them leaves the parameter out.
 
     Results:
         Every implementation is called once when the CLI starts, in plugin
@@ -359,14 +366,21 @@ def akgentic_cli(app: typer.Typer) -> None:
         reported as failed and the CLI keeps working without its commands. A
         command named like one that already exists (a built-in such as
         ``team``, or an earlier plugin's) is dropped and reported: a warning,
-        and the status ``conflict`` in ``akgentic plugins``.
+        and the status ``conflict`` in ``akgentic plugins``. The same holds
+        inside a built-in group: a plugin's ``team create`` is dropped, the
+        kernel's stays. ``akgentic plugins`` lists a group's command with its
+        group (``"team trace"``).
 
     Example:
         .. code-block:: python
 
             @hookimpl
-            def akgentic_cli(app):
+            def akgentic_cli(app, groups):
                 @app.command()
                 def hello(name: str = "world") -> None:
                     print(f"hello {name}")
+
+                @groups["team"].command("shout")
+                def shout(team_id: str) -> None:
+                    print(f"HELLO TEAM {team_id}")
     """

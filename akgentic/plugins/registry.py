@@ -158,30 +158,45 @@ class PluginRegistry:
     def extend_cli(self, app: typer.Typer) -> dict[str, list[str]]:
         """Let every plugin add commands to ``app`` (hook ``akgentic_cli``).
 
-        Returns the command names each plugin added. A plugin whose hook raises
-        is marked failed and the others still run. A command or group a plugin
-        adds under a name already taken (a built-in command, an earlier plugin's)
-        is removed again and recorded as a conflict of that plugin, with a warning.
+        Returns the command names each plugin added (``"team trace"`` for one added
+        to a built-in group). A plugin whose hook raises is marked failed and the
+        others still run. A command or group a plugin adds under a name already
+        taken (a built-in command, an earlier plugin's, a command of the built-in
+        group it extends) is removed again and recorded as a conflict of that
+        plugin, with a warning.
         """
         added: dict[str, list[str]] = {}
+        groups = _builtin_groups(app)
         owners = {name: "" for name in _command_names(app)}  # "" marks a built-in command
+        for group, sub in groups.items():
+            owners.update({f"{group} {name}": "" for name in _command_names(sub)})
+        targets: list[tuple[str, typer.Typer]] = [("", app), *groups.items()]
         for info, _plugin in self._host.loaded_plugins():
             caller = self._caller_for(info.name, "akgentic_cli")
             if caller is None:
                 continue
-            before = {id(entry) for entry in [*app.registered_commands, *app.registered_groups]}
+            before = {
+                id(entry)
+                for _prefix, target in targets
+                for entry in [*target.registered_commands, *target.registered_groups]
+            }
             try:
-                caller(app=app)
+                caller(app=app, groups=dict(groups))
             except Exception as exc:
                 self._host.mark_failed(info.name, f"{type(exc).__name__}: {exc}")
                 continue
             names: list[str] = []
-            app.registered_commands = [
-                e for e in app.registered_commands if self._keep(e, before, owners, info, names)
-            ]
-            app.registered_groups = [
-                e for e in app.registered_groups if self._keep(e, before, owners, info, names)
-            ]
+            for prefix, target in targets:
+                target.registered_commands = [
+                    e
+                    for e in target.registered_commands
+                    if self._keep(e, before, owners, info, names, prefix)
+                ]
+                target.registered_groups = [
+                    e
+                    for e in target.registered_groups
+                    if self._keep(e, before, owners, info, names, prefix)
+                ]
             added[info.name] = sorted(names)
             info.provides["cli"] = added[info.name]
         return added
@@ -193,11 +208,12 @@ class PluginRegistry:
         owners: dict[str, str],
         info: PluginInfo,
         names: list[str],
+        prefix: str = "",
     ) -> bool:
         """Whether a Typer entry stays: entries a plugin adds under a taken name do not."""
         if id(entry) in before:
             return True
-        name = _entry_name(entry)
+        name = f"{prefix} {_entry_name(entry)}" if prefix else _entry_name(entry)
         if name in owners:
             # The first owner keeps the name: the plugin's command is dropped.
             other = owners[name]
@@ -421,6 +437,16 @@ def _entry_name(entry: object) -> str:
         return str(name) if isinstance(name, str) else ""
     # Typer derives the command name from the function name this way.
     return str(callback.__name__).lower().replace("_", "-")
+
+
+def _builtin_groups(app: typer.Typer) -> dict[str, typer.Typer]:
+    """The command groups already on ``app`` when plugins run (the kernel's), by name."""
+    groups: dict[str, typer.Typer] = {}
+    for entry in app.registered_groups:
+        name = _entry_name(entry)
+        if name and entry.typer_instance is not None:
+            groups[name] = entry.typer_instance
+    return groups
 
 
 def _command_names(app: typer.Typer) -> set[str]:

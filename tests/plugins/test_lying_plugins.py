@@ -80,6 +80,20 @@ def akgentic_cli(app):
         print("fine")
 """
 
+GROUP_COMMANDS = """
+from akgentic.plugins import hookimpl
+
+@hookimpl
+def akgentic_cli(app, groups):
+    @groups["team"].command("create")
+    def create() -> None:
+        print("the impostor's team create")
+
+    @groups["team"].command("echo-id")
+    def echo_id(team_id: str) -> None:
+        print(f"team {team_id}")
+"""
+
 SHOUT_CARD = """\
 name: shouters
 entry_point:
@@ -332,6 +346,30 @@ def test_a_plugin_command_named_like_a_builtin_command_is_reported_and_dropped(
     result = CliRunner().invoke(app, ["team", "--help"])
     assert result.exit_code == 0, result.output
     assert "impostor" not in result.output and "create" in result.output
+
+
+def test_a_plugin_extends_a_builtin_group_and_cannot_replace_its_commands(
+    discovering_host: HostFactory,
+    fake_distributions: FakeDistributions,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from typer.testing import CliRunner
+
+    from akgentic.cli.app import build_app
+
+    _install(fake_distributions, "akgentic-grouper", "grouper", GROUP_COMMANDS)
+    host = discovering_host()
+    with use_host(host), caplog.at_level(logging.WARNING, logger="akgentic.plugins"):
+        app = build_app()
+    grouper = host.plugin("grouper")
+    assert grouper is not None and grouper.status == "conflict"
+    assert grouper.error is not None and "'team create'" in grouper.error
+    assert grouper.provides["cli"] == ["team echo-id"]
+    runner = CliRunner()
+    added = runner.invoke(app, ["team", "echo-id", "abc"])
+    assert added.exit_code == 0 and added.output.strip() == "team abc", added.output
+    kept = runner.invoke(app, ["team", "create", "--help"])
+    assert kept.exit_code == 0 and "impostor" not in kept.output and "CARD" in kept.output
 
 
 def test_the_plugin_listing_shows_the_command_clash(

@@ -1,0 +1,99 @@
+"""Live export: a running team's spans reach the collector as the log later gives them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from akgentic_otel.live import OtelSubscriber
+from akgentic_otel.testing import OTLPReceiver, ReceivedSpan
+
+from akgentic.llm.scripted_server import ScriptedLLMServer
+
+from .conftest import cli, team_card
+
+
+@contextmanager
+def _team(store: str, card: str, subscriber: OtelSubscriber) -> Iterator[Any]:
+    """A running team whose manager has ``subscriber`` attached; stopped at the end."""
+    from akgentic.plugin_api import ActorSystem, TeamCard, TeamManager, open_event_store
+
+    system = ActorSystem()
+    event_store = open_event_store(store)
+    try:
+        manager = TeamManager(system, event_store, subscribers=[subscriber])
+        runtime = manager.create_team(TeamCard.from_yaml(card))
+        yield runtime
+        manager.stop_team(runtime.id)
+    finally:
+        system.shutdown(timeout=10)
+        event_store.close()
+
+
+def _ids(spans: list[ReceivedSpan]) -> set[tuple[str, str, str, str, int]]:
+    return {(s.trace_id, s.span_id, s.parent_span_id, s.name, s.start_ns) for s in spans}
+
+
+def test_spans_exported_live_are_those_the_stored_log_gives_later(
+    llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    store = f"sqlite:///{tmp_path}/akgentic.db"
+    with OTLPReceiver() as live, OTLPReceiver() as later:
+        # The log does not carry the card's name: the live exporter is told it.
+        subscriber = OtelSubscriber(
+            live.url, schedule_delay_millis=50, team_name=lambda _team_id: "trace-team"
+        )
+        with _team(store, team_card(llm), subscriber) as runtime:
+            runtime.send_to("@Manager", "please find facts")
+            assert runtime.wait_idle(60)
+            team_id: UUID = runtime.id
+            # Exported while the team still runs: the turn's spans, root included.
+            live.wait_for(lambda spans: any(not s.parent_span_id for s in spans), timeout=30)
+        subscriber.shutdown()
+        assert subscriber.dropped == 0 and subscriber.failed == 0
+        assert subscriber.exported == subscriber.queued == len(live.spans)
+        result = cli("team", "trace", str(team_id), "--store", store, "--otlp", later.url)
+        assert result.returncode == 0, result.stderr
+        after = later.wait_for(lambda spans: len(spans) >= int(result.stdout.split()[1]))
+    assert _ids(after) == _ids(live.spans)
+    names = {s.name for s in live.spans}
+    assert {"invoke_agent @Manager", "execute_tool update_planning", "chat manager-model"} <= names
+
+
+def test_an_unreachable_collector_neither_slows_nor_stops_the_team(
+    llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    store = f"sqlite:///{tmp_path}/akgentic.db"
+    with OTLPReceiver(delay=60) as stalled:
+        # A collector that never answers, and room for two spans: the rest are dropped.
+        subscriber = OtelSubscriber(
+            stalled.url, max_queue_size=2, schedule_delay_millis=10, export_timeout=1
+        )
+        with _team(store, team_card(llm), subscriber) as runtime:
+            runtime.send_to("@Manager", "please find facts")
+            assert runtime.wait_idle(60), "the team waited on its telemetry"
+            runtime.send_to("@Manager", "thanks")
+            assert runtime.wait_idle(60), "the team waited on its telemetry"
+        subscriber.shutdown()
+        assert stalled.requests >= 1
+    assert subscriber.dropped > 0
+    assert subscriber.exported == 0
+    assert subscriber.queued + subscriber.dropped >= 8
+    assert "dropped" in subscriber.report()
+
+
+def test_the_standard_variable_switches_live_export_on(monkeypatch: Any) -> None:
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    assert OtelSubscriber.from_env() is None
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    subscriber = OtelSubscriber.from_env()
+    assert subscriber is not None and subscriber.capture_content is False
+    subscriber.shutdown()
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    subscriber = OtelSubscriber.from_env()
+    assert subscriber is not None and subscriber.capture_content is True
+    subscriber.shutdown()
