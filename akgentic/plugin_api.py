@@ -73,6 +73,9 @@ if TYPE_CHECKING:
     from akgentic.core.errors import (
         RetriableError,
     )
+    from akgentic.core.event_subscriber import (
+        EventSubscriber,
+    )
     from akgentic.core.messages.message import (
         Message,
     )
@@ -352,6 +355,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "akgentic.core.agent_config": ("BaseConfig",),
     "akgentic.core.agent_state": ("BaseState",),
     "akgentic.core.errors": ("RetriableError",),
+    "akgentic.core.event_subscriber": ("EventSubscriber",),
     "akgentic.core.messages.message": ("Message",),
     "akgentic.core.messages.orchestrator": (
         "EventMessage",
@@ -603,6 +607,7 @@ __all__ = [
     "EventMessage",
     "EventStoreError",
     "EventStoreSpec",
+    "EventSubscriber",
     "ExecResult",
     "InMemoryBackend",
     "InMemoryStorage",

@@ -26,7 +26,8 @@ when a hook lacks one of its sections (Purpose, Parameters, Results, Example).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from akgentic.plugins.markers import hookspec
 from akgentic.plugins.specs import (
@@ -45,6 +46,8 @@ from akgentic.plugins.specs import (
 if TYPE_CHECKING:
     import typer
 
+    from akgentic.core.event_subscriber import EventSubscriber
+
 __all__ = [
     "akgentic_agent_classes",
     "akgentic_cli",
@@ -54,6 +57,7 @@ __all__ = [
     "akgentic_message_types",
     "akgentic_runtimes",
     "akgentic_sandbox_backends",
+    "akgentic_team_subscribers",
     "akgentic_tool_cards",
     "akgentic_vector_backends",
     "akgentic_web_routes",
@@ -383,4 +387,51 @@ def akgentic_cli(app: typer.Typer, groups: Mapping[str, typer.Typer]) -> None:
                 @groups["team"].command("shout")
                 def shout(team_id: str) -> None:
                     print(f"HELLO TEAM {team_id}")
+    """
+
+
+@hookspec
+def akgentic_team_subscribers(  # type: ignore[empty-body]
+    team_card: Any, team_id: UUID
+) -> Iterable[EventSubscriber]:
+    """Attach event subscribers to every team a manager runs.
+
+    Purpose:
+        Let a plugin watch each team while it runs (export its events as
+        telemetry, mirror them somewhere) without the code that builds the
+        ``TeamManager`` knowing about it. A ``TeamManager`` calls the hook once
+        per team run: when it creates the team and when it resumes (or adopts)
+        it, never per message. The subscribers returned are attached after the
+        manager's own, see the team's messages like them (history replayed on a
+        resume is announced by ``set_restoring``), and are released by the
+        ``on_stop(team_id)`` the orchestrator calls on every subscriber when the
+        team stops: drop per-team state there. They run on the team's threads,
+        so they must never block (a slow exporter queues and drops instead).
+
+    Parameters:
+        team_card: the ``akgentic.team.TeamCard`` of the team (typed ``Any``
+            here because the hook specifications sit below the team layer). A
+            plugin reads its own block of the card there (``team_card.telemetry``).
+        team_id: the team's id.
+
+    Results:
+        Every implementation is called; the subscribers returned are flattened
+        into one list, in plugin load order (``None`` or an empty list: none).
+        A plugin whose hook raises, or returns something that is not a
+        subscriber, is logged on one line and marked ``failed`` (as when any
+        hook fails); the team runs without its subscribers. The one exception
+        is a refusal of the card: an implementation that raises
+        ``TeamCardError`` (from ``akgentic.plugin_api``) for a malformed block
+        of its own makes ``create_team`` fail with that error before the team
+        runs, and nothing of it is stored; on a resume the refusal is logged
+        and the team resumes without that plugin's subscribers.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_team_subscribers(team_card, team_id):
+                if os.environ.get("SHOUT_EVENTS"):
+                    return [ShoutingSubscriber(team_card.name)]
+                return []
     """

@@ -16,6 +16,7 @@ for the calling code with :func:`use_registry`, else the process-wide one.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -39,11 +40,19 @@ from akgentic.plugins.specs import (
 )
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
     import typer
 
+    from akgentic.core.event_subscriber import EventSubscriber
     from akgentic.plugins.host import PluginHost, PluginInfo
 
 __all__ = ["PluginRegistry", "current_registry", "use_registry"]
+
+logger = logging.getLogger(__name__)
+
+#: The hooks an event subscriber may implement (``EventSubscriber``, plus the batch hook).
+_SUBSCRIBER_HOOKS = ("on_message", "on_messages", "set_restoring", "on_stop_request", "on_stop")
 
 S = TypeVar("S", bound=Spec)
 
@@ -200,6 +209,48 @@ class PluginRegistry:
             added[info.name] = sorted(names)
             info.provides["cli"] = added[info.name]
         return added
+
+    def team_subscribers(
+        self,
+        team_card: object,
+        team_id: UUID,
+        *,
+        refusal: tuple[type[Exception], ...] = (),
+        raise_refusal: bool = True,
+    ) -> list[EventSubscriber]:
+        """The subscribers every plugin attaches to a team (hook ``akgentic_team_subscribers``).
+
+        Called by a ``TeamManager`` once per team run, never cached. A plugin whose
+        hook raises, or returns an object with none of the subscriber hooks, is
+        marked failed (one log line) and contributes nothing; the others still
+        run. An exception of a ``refusal`` type is the plugin refusing the card
+        instead: it propagates when ``raise_refusal``, and is otherwise logged on
+        one line and that plugin's subscribers are skipped for this team only.
+        """
+        hook = "akgentic_team_subscribers"
+        found: list[EventSubscriber] = []
+        for info, _plugin in self._host.loaded_plugins():
+            caller = self._caller_for(info.name, hook)
+            if caller is None:
+                continue
+            try:
+                subscribers = _subscribers(caller(team_card=team_card, team_id=team_id))
+            except refusal as exc:
+                if raise_refusal:
+                    raise
+                logger.warning(
+                    "plugin %r refused team %s, which runs without its subscribers: %s",
+                    info.name,
+                    team_id,
+                    _one_line(exc),
+                )
+                continue
+            except Exception as exc:
+                error = f"{hook} failed: {type(exc).__name__}: {_one_line(exc)}"
+                self._host.mark_failed(info.name, error)
+                continue
+            found.extend(subscribers)
+        return found
 
     def _keep(
         self,
@@ -422,6 +473,24 @@ def _flatten(
                 )
             records.append(record)
     return records
+
+
+def _subscribers(results: Iterable[Iterable[object] | None]) -> list[EventSubscriber]:
+    """Flatten one plugin's ``akgentic_team_subscribers`` results, refusing non-subscribers."""
+    found: list[EventSubscriber] = []
+    for result in results:
+        if result is None:
+            continue
+        for subscriber in result:
+            if not any(callable(getattr(subscriber, name, None)) for name in _SUBSCRIBER_HOOKS):
+                raise TypeError(f"{subscriber!r} is not an event subscriber (it has no on_message)")
+            found.append(cast("EventSubscriber", subscriber))
+    return found
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line (a pydantic error spans several)."""
+    return " ".join(str(exc).split())
 
 
 def _entry_name(entry: object) -> str:

@@ -130,6 +130,8 @@ def card_to_data(card: TeamCard) -> dict[str, Any]:
         data["agent_profiles"] = [_card_data(profile) for profile in card.agent_profiles]
     if card.welcome_message is not None:
         data["welcome_message"] = card.welcome_message
+    if card.telemetry is not None:
+        data["telemetry"] = card.telemetry
     return data
 
 

@@ -10,11 +10,14 @@
 Each running team gets, in this order, a
 :class:`~akgentic.team.subscribers.PersistenceSubscriber` (writes its events),
 an :class:`~akgentic.team.subscribers.IdleStopSubscriber` (stops it after
-``ORCHESTRATOR_TIMEOUT_DELAY`` idle seconds) and the shared subscribers given
+``ORCHESTRATOR_TIMEOUT_DELAY`` idle seconds), the shared subscribers given
 to the manager, which are called from many orchestrator threads and must be
-thread-safe. Its runtime gets a :class:`~akgentic.team.backpressure.SendGate`:
-``send`` waits while more than ``max_backlog`` records are queued in front of
-the store's writer (the batch it is committing aside). A team that fails to
+thread-safe, and last those the plugins attach to it (hook
+``akgentic_team_subscribers``, called once per create, resume or adoption; a
+plugin whose hook fails is reported and the team runs without it). Its
+runtime gets a :class:`~akgentic.team.backpressure.SendGate`: ``send`` waits
+while more than ``max_backlog`` records are queued in front of the store's
+writer (the batch it is committing aside). A team that fails to
 build leaves nothing behind: its actors are stopped, its idle countdown closed,
 and its record and events deleted.
 
@@ -61,6 +64,7 @@ from akgentic.team.backpressure import DEFAULT_MAX_BACKLOG, SendGate
 from akgentic.team.card import TeamCard
 from akgentic.team.errors import (
     EventLogUnreadableError,
+    TeamCardError,
     TeamClaimLostError,
     TeamNotFoundError,
     TeamOwnedError,
@@ -209,6 +213,18 @@ class TeamManager:
         idle = IdleStopSubscriber(self, team_id, self.idle_delay)
         return persistence, idle, [persistence, idle, *self.subscribers]
 
+    def _plugin_subscribers(
+        self, team_card: TeamCard, team_id: UUID, *, creating: bool
+    ) -> list[EventSubscriber]:
+        """What the plugins attach to one team run (hook ``akgentic_team_subscribers``).
+
+        A plugin refusing the card (``TeamCardError``) fails a creation; a resume
+        goes on without that plugin's subscribers, since the card is already stored.
+        """
+        return self.registry.team_subscribers(
+            team_card, team_id, refusal=(TeamCardError,), raise_refusal=creating
+        )
+
     def _write_failed(self, team_id: UUID, error: BaseException) -> None:
         """A team's persistence stopped: when its claim was lost, stop it without writing."""
         if not isinstance(error, TeamClaimLostError):
@@ -340,6 +356,9 @@ class TeamManager:
             claimed = self.event_store.claim_team(uid, self.owner, create=record)
             persistence, idle, subscribers = self._team_subscribers(uid, 0, claimed.epoch)
             try:
+                # A plugin refusing the card (TeamCardError) ends the creation here,
+                # before anything runs; the record is then discarded below.
+                subscribers += self._plugin_subscribers(team_card, uid, creating=True)
                 runtime = TeamFactory.build(
                     team_card,
                     self.actor_system,
@@ -569,7 +588,10 @@ class TeamManager:
         max_sequence = self._resumable_log(uid)
         if claimed.status == TeamStatus.RUNNING:
             logger.warning("team %s was recorded as running by an owner that is gone", uid)
+        # Before the team's own subscribers exist, so nothing is left open if this raises.
+        attached = self._plugin_subscribers(claimed.team_card, uid, creating=False)
         persistence, idle, subscribers = self._team_subscribers(uid, max_sequence, claimed.epoch)
+        subscribers += attached
         for subscriber in subscribers:
             _set_restoring(subscriber, uid, True)
         try:

@@ -8,8 +8,11 @@ from its own thread; the team's thread only maps and enqueues.
 
 An unreachable or slow collector never slows the team: at most ``max_queue_size``
 spans wait for export, and a span that finds the queue full is dropped and counted
-(:attr:`OtelSubscriber.dropped`) instead of waiting. Attach it where the team
-manager is built::
+(:attr:`OtelSubscriber.dropped`) instead of waiting.
+
+The plugin attaches one to every team a manager runs when
+``OTEL_EXPORTER_OTLP_ENDPOINT`` is set or the team card has a ``telemetry:`` block
+(see :mod:`akgentic_otel.switch`). Code may also attach one itself::
 
     subscriber = OtelSubscriber.from_env()  # None unless OTEL_EXPORTER_OTLP_ENDPOINT is set
     manager = TeamManager(system, store, subscribers=[subscriber] if subscriber else [])
@@ -33,13 +36,23 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-__all__ = ["CONTENT_ENV_VAR", "OtelSubscriber"]
+__all__ = ["CONTENT_ENV_VAR", "OtelSubscriber", "env_capture_content", "env_endpoint"]
 
 logger = logging.getLogger(__name__)
 
 #: The conventions' switch for prompt and completion content (``true`` to record it).
 CONTENT_ENV_VAR = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+def env_endpoint() -> str | None:
+    """``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else ``OTEL_EXPORTER_OTLP_ENDPOINT``, else None."""
+    return next((os.environ[v] for v in _ENDPOINT_VARS if os.environ.get(v)), None)
+
+
+def env_capture_content() -> bool:
+    """Whether ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for content."""
+    return os.environ.get(CONTENT_ENV_VAR, "").strip().lower() in ("1", "true", "yes")
 
 
 class _Counting:
@@ -124,13 +137,20 @@ class OtelSubscriber:
 
         ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` records content.
         """
-        endpoint = next((os.environ[v] for v in _ENDPOINT_VARS if os.environ.get(v)), None)
+        endpoint = env_endpoint()
         if endpoint is None:
             return None
-        if "capture_content" not in options:
-            flag = os.environ.get(CONTENT_ENV_VAR, "").strip().lower()
-            options["capture_content"] = flag in ("1", "true", "yes")
+        options.setdefault("capture_content", env_capture_content())
         return cls(endpoint, **options)
+
+    def name_team(self, team_id: UUID, name: str) -> None:
+        """Name a team's root spans (``invoke_workflow {name}``) until it stops.
+
+        Call it before the team's first message (the plugin does, when the team
+        starts): a team already mapped keeps the name it started with.
+        """
+        with self._lock:
+            self._names[team_id] = name
 
     # -- EventSubscriber ---------------------------------------------------------
     def on_message(self, msg: Any) -> None:
@@ -169,17 +189,19 @@ class OtelSubscriber:
         """Hand over what the team left open (ended at its last event); forget the team."""
         with self._lock:
             builder = self._builders.pop(team_id, None)
-            if builder is None or team_id in self._restoring:
-                return
-            open_spans = [s for s in builder.spans() if not s.complete]
-            self._hand_over(builder, builder.take_finished() + open_spans)
+            if builder is not None and team_id not in self._restoring:
+                open_spans = [s for s in builder.spans() if not s.complete]
+                self._hand_over(builder, builder.take_finished() + open_spans)
+            self._names.pop(team_id, None)
 
     # -- export ---------------------------------------------------------------------
     def _builder(self, team_id: UUID) -> TraceBuilder:
         builder = self._builders.get(team_id)
         if builder is None:
-            name = self._team_name(team_id) if self._team_name is not None else ""
-            self._names[team_id] = name
+            name = self._names.get(team_id)
+            if name is None:
+                name = self._team_name(team_id) if self._team_name is not None else ""
+                self._names[team_id] = name
             builder = TraceBuilder(team_id, team_name=name, capture_content=self.capture_content)
             self._builders[team_id] = builder
         return builder
