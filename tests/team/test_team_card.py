@@ -159,6 +159,17 @@ def test_the_card_round_trips_through_yaml(research_card: TeamCard) -> None:
     assert TeamCard.from_yaml(text) == research_card
 
 
+def test_a_telemetry_block_round_trips_through_yaml_and_model_dump(
+    research_card: TeamCard,
+) -> None:
+    block = {"endpoint": "http://collector:4318", "capture_content": True}
+    card = research_card.model_copy(update={"telemetry": block})
+    assert "telemetry:\n  endpoint: http://collector:4318\n" in card.to_yaml()
+    assert TeamCard.from_yaml(card.to_yaml()) == card
+    assert TeamCard.model_validate(card.model_dump()) == card
+    assert "telemetry" not in research_card.to_yaml()  # no block, no key
+
+
 def test_a_card_written_by_hand_loads_with_dotted_paths_and_type_tags(tmp_path: Path) -> None:
     path = tmp_path / "card.yaml"
     path.write_text(

@@ -1,0 +1,111 @@
+"""Live export switched on with no wiring: the standard variable, or the card's block.
+
+The teams are built by a plain ``TeamManager`` (no subscribers given), as the CLI,
+the console and a worker build them: the plugin attaches its subscriber through the
+``akgentic_team_subscribers`` hook. Spans reach a real OTLP/HTTP receiver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+from akgentic_otel.switch import live_subscriber, shutdown_live_exports
+from akgentic_otel.testing import OTLPReceiver, ReceivedSpan
+
+from akgentic.llm.scripted_server import ScriptedLLMServer
+from akgentic.plugin_api import (
+    ActorSystem,
+    TeamCard,
+    TeamCardError,
+    TeamManager,
+    open_event_store,
+)
+
+from .conftest import run_turns, team_card
+
+_VARIABLES = (
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No telemetry variable from outside; the shared exporters stopped after each test."""
+    for name in _VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    yield
+    shutdown_live_exports()
+
+
+def _turn_exported(spans: list[ReceivedSpan]) -> bool:
+    names = {s.name for s in spans}
+    return "invoke_workflow trace-team" in names and "invoke_agent @Researcher" in names
+
+
+def test_the_standard_variable_alone_exports_every_team_live(
+    llm: ScriptedLLMServer,
+    receiver: OTLPReceiver,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+    team_id = run_turns(f"sqlite:///{tmp_path}/akgentic.db", team_card(llm), ["find facts"])
+    spans = receiver.wait_for(_turn_exported, timeout=30)
+    assert {s.resource.get("akgentic.team.id") for s in spans} == {str(team_id)}
+    names = {s.name for s in spans}
+    assert {"chat manager-model", "execute_tool update_planning"} <= names
+    # Content stays off unless asked for.
+    assert not any("gen_ai.input.messages" in s.attributes for s in spans)
+
+
+def test_a_telemetry_block_exports_its_team_live_with_content(
+    llm: ScriptedLLMServer, receiver: OTLPReceiver, tmp_path: Path
+) -> None:
+    card = team_card(llm) + f"telemetry:\n  endpoint: {receiver.url}\n  capture_content: true\n"
+    run_turns(f"sqlite:///{tmp_path}/akgentic.db", card, ["find facts"])
+    spans = receiver.wait_for(_turn_exported, timeout=30)
+    chats = [s for s in spans if s.name == "chat manager-model"]
+    assert chats and all("gen_ai.input.messages" in s.attributes for s in chats)
+
+
+def test_the_block_wins_over_the_variable_and_can_turn_export_off(
+    llm: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    base = team_card(llm)
+    from_env = live_subscriber(TeamCard.from_yaml(base), uuid4())
+    assert from_env is not None and from_env.capture_content is False
+    block = "telemetry:\n  endpoint: http://127.0.0.1:10\n  capture_content: true\n"
+    from_block = live_subscriber(TeamCard.from_yaml(base + block), uuid4())
+    assert from_block is not None and from_block is not from_env
+    assert from_block.capture_content is True
+    off = TeamCard.from_yaml(base + "telemetry: {enabled: false}\n")
+    assert live_subscriber(off, uuid4()) is None
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+    assert live_subscriber(TeamCard.from_yaml(base), uuid4()) is None
+
+
+def test_a_malformed_telemetry_block_is_refused_with_its_location(
+    llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    card = TeamCard.from_yaml(
+        team_card(llm) + "telemetry:\n  endpoint: collector:4318\n  colour: red\n"
+    )
+    system = ActorSystem()
+    store = open_event_store(f"sqlite:///{tmp_path}/akgentic.db")
+    try:
+        manager = TeamManager(system, store)
+        with pytest.raises(TeamCardError) as refused:
+            manager.create_team(card)
+        assert manager.list_teams() == []
+    finally:
+        system.shutdown(timeout=10)
+        store.close()
+    message = str(refused.value)
+    assert "telemetry.endpoint: an OTLP/HTTP URL such as http://collector:4318" in message
+    assert "telemetry.colour: Extra inputs are not permitted" in message
