@@ -23,7 +23,6 @@ The plugin attaches one to every team a manager runs when
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -31,28 +30,15 @@ from uuid import UUID
 
 from akgentic_otel.export import DEFAULT_TIMEOUT, readable_spans, team_resource, traces_endpoint
 from akgentic_otel.mapping import TraceBuilder
+from akgentic_otel.switch import CONTENT_ENV_VAR, env_capture_content, env_endpoint
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-__all__ = ["CONTENT_ENV_VAR", "OtelSubscriber", "env_capture_content", "env_endpoint"]
+__all__ = ["CONTENT_ENV_VAR", "OtelSubscriber"]
 
 logger = logging.getLogger(__name__)
-
-#: The conventions' switch for prompt and completion content (``true`` to record it).
-CONTENT_ENV_VAR = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-_ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
-
-
-def env_endpoint() -> str | None:
-    """``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else ``OTEL_EXPORTER_OTLP_ENDPOINT``, else None."""
-    return next((os.environ[v] for v in _ENDPOINT_VARS if os.environ.get(v)), None)
-
-
-def env_capture_content() -> bool:
-    """Whether ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for content."""
-    return os.environ.get(CONTENT_ENV_VAR, "").strip().lower() in ("1", "true", "yes")
 
 
 class _Counting:

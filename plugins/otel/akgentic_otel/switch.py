@@ -7,6 +7,9 @@ set; ``enabled: false`` in the block turns it off for that team. The block's
 The block is validated by :class:`TelemetrySettings` when a team is created from the
 card; a malformed one is refused with its location (``telemetry.endpoint: ...``).
 
+Deciding costs no OpenTelemetry import: the SDK is imported only when a team does
+export (a process without telemetry configured never loads it).
+
 Teams exporting to the same endpoint with the same content setting share one
 subscriber, so a process running many teams runs one export thread per endpoint,
 not one per team (the subscriber keeps each team's spans apart by team id). The
@@ -17,18 +20,43 @@ export timeout) and on :func:`shutdown_live_exports`.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from akgentic.plugin_api import TeamCardError
-from akgentic_otel.live import OtelSubscriber, env_capture_content, env_endpoint
 
-__all__ = ["TelemetrySettings", "live_subscriber", "shutdown_live_exports", "telemetry_settings"]
+if TYPE_CHECKING:
+    from akgentic_otel.live import OtelSubscriber
+
+__all__ = [
+    "CONTENT_ENV_VAR",
+    "TelemetrySettings",
+    "env_capture_content",
+    "env_endpoint",
+    "live_subscriber",
+    "shutdown_live_exports",
+    "telemetry_settings",
+]
+
+#: The conventions' switch for prompt and completion content (``true`` to record it).
+CONTENT_ENV_VAR = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+_ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+def env_endpoint() -> str | None:
+    """``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, else ``OTEL_EXPORTER_OTLP_ENDPOINT``, else None."""
+    return next((os.environ[v] for v in _ENDPOINT_VARS if os.environ.get(v)), None)
+
+
+def env_capture_content() -> bool:
+    """Whether ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for content."""
+    return os.environ.get(CONTENT_ENV_VAR, "").strip().lower() in ("1", "true", "yes")
 
 
 class TelemetrySettings(BaseModel):
@@ -82,6 +110,8 @@ _shared: dict[tuple[str, bool], OtelSubscriber] = {}
 
 
 def _subscriber(endpoint: str, capture_content: bool) -> OtelSubscriber:
+    from akgentic_otel.live import OtelSubscriber
+
     with _lock:
         subscriber = _shared.get((endpoint, capture_content))
         if subscriber is None:
