@@ -24,7 +24,9 @@ from akgentic.plugin_api import (
     open_event_store,
 )
 
-from .conftest import run_turns, team_card
+from .conftest import cli, run_turns, team_card
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 _VARIABLES = (
     "OTEL_EXPORTER_OTLP_ENDPOINT",
@@ -109,3 +111,26 @@ def test_a_malformed_telemetry_block_is_refused_with_its_location(
     message = str(refused.value)
     assert "telemetry.endpoint: an OTLP/HTTP URL such as http://collector:4318" in message
     assert "telemetry.colour: Extra inputs are not permitted" in message
+
+
+def test_a_cli_run_with_the_variable_delivers_its_spans_before_it_exits(
+    receiver: OTLPReceiver, tmp_path: Path
+) -> None:
+    created = cli(
+        "team",
+        "create",
+        str(EXAMPLES / "observability-team.yaml"),
+        "--scripted",
+        str(EXAMPLES / "observability-script.yaml"),
+        "--send",
+        "@Manager find facts",
+        "--store",
+        f"sqlite:///{tmp_path}/akgentic.db",
+        env={"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url},
+    )
+    assert created.returncode == 0, created.stderr
+    team_id = created.stdout.strip().splitlines()[-1]
+    # The process is gone: what it queued was sent at exit, not lost with its threads.
+    names = {s.name for s in receiver.spans}
+    assert "invoke_workflow observability-team" in names, names
+    assert {s.resource.get("akgentic.team.id") for s in receiver.spans} == {team_id}
