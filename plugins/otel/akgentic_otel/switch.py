@@ -81,6 +81,12 @@ class TelemetrySettings(BaseModel):
             raise ValueError(
                 f"an OTLP/HTTP URL such as http://collector:4318 is needed, not {value!r}"
             )
+        if parts.username or parts.password:
+            # The card is stored with the team (its record, its log): no secrets in it.
+            raise ValueError(
+                "credentials do not belong in the card, which is stored with the team; "
+                "set OTEL_EXPORTER_OTLP_HEADERS instead"
+            )
         return value
 
 

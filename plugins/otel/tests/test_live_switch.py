@@ -12,7 +12,7 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
-from akgentic_otel.switch import live_subscriber, shutdown_live_exports
+from akgentic_otel.switch import live_subscriber, shutdown_live_exports, telemetry_settings
 from akgentic_otel.testing import OTLPReceiver, ReceivedSpan
 
 from akgentic.llm.scripted_server import ScriptedLLMServer
@@ -134,3 +134,19 @@ def test_a_cli_run_with_the_variable_delivers_its_spans_before_it_exits(
     names = {s.name for s in receiver.spans}
     assert "invoke_workflow observability-team" in names, names
     assert {s.resource.get("akgentic.team.id") for s in receiver.spans} == {team_id}
+
+
+@pytest.mark.parametrize(
+    ("block", "problem"),
+    [
+        ({"endpoint": "ftp://collector"}, "telemetry.endpoint: an OTLP/HTTP URL"),
+        ({"endpoint": "http://user:secret@collector:4318"}, "telemetry.endpoint: credentials"),
+        ({"capture_content": "maybe"}, "telemetry.capture_content: Input should be"),
+        ({"enabled": True, "headers": {}}, "telemetry.headers: Extra inputs"),
+    ],
+)
+def test_each_malformed_key_is_named(block: dict[str, object], problem: str) -> None:
+    with pytest.raises(TeamCardError, match=r"^invalid telemetry block: ") as refused:
+        telemetry_settings(block)
+    assert problem in str(refused.value)
+    assert "secret" not in str(refused.value)
