@@ -198,6 +198,7 @@ if TYPE_CHECKING:
         run_initialiser,
     )
     from akgentic.team.urls import (
+        missing_store,
         open_event_store,
     )
     from akgentic.tool.commands.rest_of_line import (
@@ -455,7 +456,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "DriverModule",
         "run_initialiser",
     ),
-    "akgentic.team.urls": ("open_event_store",),
+    "akgentic.team.urls": ("missing_store", "open_event_store"),
     "akgentic.tool.commands.rest_of_line": ("RestOfLine",),
     "akgentic.tool.core.capability": (
         "Builder",
@@ -708,6 +709,7 @@ __all__ = [
     "latest_rows",
     "load_events_page",
     "loads",
+    "missing_store",
     "model_input",
     "needs_store_actor",
     "normalize_system_prompt_to_llm_context",

@@ -236,22 +236,16 @@ def store_url(url: str | None) -> str:
 
 
 def _file_store_path(url: str) -> tuple[str, Path] | None:
-    """``(scheme, path)`` of a file-backed store URL, ``None`` for other stores and memory."""
-    from akgentic.team.urls import parse_file_url, store_scheme
+    from akgentic.team.urls import file_store_path
 
-    scheme = store_scheme(url)
-    if scheme not in ("sqlite", "yaml"):
-        return None
-    parsed = parse_file_url(url.split("?", 1)[0], scheme)
-    return None if parsed.path is None else (scheme, parsed.path)
+    return file_store_path(url)
 
 
 def missing_store(url: str) -> str | None:
     """For a file-backed store, a message when its file or directory does not exist."""
-    found = _file_store_path(url)
-    if found is None or found[1].exists():
-        return None
-    return f"no store at {found[1]} (create a team first, or run `akgentic store init {url}`)"
+    from akgentic.team.urls import missing_store as missing
+
+    return missing(url)
 
 
 def store_path_problem(url: str, *, must_exist: bool) -> str | None:

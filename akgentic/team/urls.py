@@ -29,6 +29,8 @@ __all__ = [
     "STORE_ENV_VAR",
     "FileStoreURL",
     "default_store_url",
+    "file_store_path",
+    "missing_store",
     "open_event_store",
     "parse_file_url",
     "store_scheme",
@@ -132,3 +134,26 @@ def open_event_store(url: str | None = None, registry: PluginRegistry | None = N
         raise UnknownStoreSchemeError(target, scheme, exc.available, hint) from None
     store: EventStore = spec.open(target)
     return store
+
+
+def file_store_path(url: str) -> tuple[str, Path] | None:
+    """``(scheme, path)`` of a file-backed store URL, ``None`` for other stores and memory."""
+    scheme = store_scheme(url)
+    if scheme not in ("sqlite", "yaml"):
+        return None
+    parsed = parse_file_url(url.split("?", 1)[0], scheme)
+    return None if parsed.path is None else (scheme, parsed.path)
+
+
+def missing_store(url: str | None) -> str | None:
+    """For a file-backed store, a one-line message when its file or directory does not exist.
+
+    ``None`` is the default store (:func:`default_store_url`). Commands that only read
+    or resume check it first, so that naming a store that is not there never creates
+    an empty one.
+    """
+    url = url or default_store_url()
+    found = file_store_path(url)
+    if found is None or found[1].exists():
+        return None
+    return f"no store at {found[1]} (create a team first, or run `akgentic store init {url}`)"

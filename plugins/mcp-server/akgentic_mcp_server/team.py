@@ -30,6 +30,7 @@ from akgentic.plugin_api import (
     TeamCard,
     TeamManager,
     TeamRuntime,
+    missing_store,
     open_event_store,
     pending_questions,
     roster,
@@ -214,6 +215,10 @@ class ServedTeam:
                     "to start a team or the id of a stored one to resume it"
                 ) from None
         _import_roots(card_path if team_id is None else None, paths)
+        if team_id is not None:  # resuming reads a store: never create an empty one
+            missing = missing_store(store)
+            if missing is not None:
+                raise RequestError(missing)
         event_store = open_event_store(store)
         self._system = ActorSystem()
         self._manager = TeamManager(

@@ -132,7 +132,12 @@ def test_an_oversized_message_is_a_tool_error_and_the_team_keeps_working(
     assert len(refusals) == 2 and "mcp tool ask refused: the message is 65537 bytes" in refusals[0]
 
 
-def test_an_unknown_team_id_is_an_error_on_every_tool(serve_stdio: Serve, errlog: Path) -> None:
+def test_an_unknown_team_id_is_an_error_on_every_tool(
+    serve_stdio: Serve, errlog: Path, store: str
+) -> None:
+    from akgentic.plugin_api import open_event_store
+
+    open_event_store(store).close()  # the store exists; the team does not
     missing = str(uuid.uuid4())
     with serve_stdio(missing) as client:
         for tool, args in [("status", {}), ("ask", {"text": "hi"}), ("send", {"text": "hi"})]:
@@ -145,6 +150,17 @@ def test_an_unknown_team_id_is_an_error_on_every_tool(serve_stdio: Serve, errlog
         "in the store " + f"sqlite:///{errlog.parent}/mcp.db"
     )
     assert len([line for line in lines if "refused: cannot serve" in line]) == 3
+
+
+def test_a_team_id_in_a_store_that_is_not_there_is_an_error_and_creates_nothing(
+    serve_stdio: Serve, tmp_path: Path
+) -> None:
+    missing = str(uuid.uuid4())
+    with serve_stdio(missing) as client:
+        result = client.call("status")
+        assert result.is_error
+        assert f"cannot serve {missing}: no store at {tmp_path / 'mcp.db'}" in client.text(result)
+    assert not (tmp_path / "mcp.db").exists()
 
 
 def test_a_bad_card_file_is_an_error_that_names_the_problem(
