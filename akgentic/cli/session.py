@@ -106,10 +106,14 @@ MetadataOption = Annotated[
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
-#: Signals that stop a command's teams like Ctrl+C does; SIGTERM is also how
-#: ``akgentic team stop`` in another process asks this one to stop its team.
+#: Signals that stop a command's teams cleanly; SIGTERM is also how ``akgentic team
+#: stop`` in another process asks this one to stop its team. SIGINT is among them
+#: although Python maps it to KeyboardInterrupt by itself, because it does so only
+#: when the parent left SIGINT alone: a process started in the background by a
+#: non-interactive shell (a CI script, ``cmd &``) inherits SIGINT ignored, and Ctrl+C
+#: sent to it later by a supervisor or a test would do nothing at all.
 STOP_SIGNALS: tuple[int, ...] = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
 
 
@@ -483,7 +487,7 @@ def _interrupt_on_claim_lost(team_id: UUID, error: Exception) -> None:
 
 @contextmanager
 def stop_signals_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` like SIGINT does.
+    """While inside, SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt``.
 
     So a team run from the command line stops cleanly (recorded as stopped,
     every event written) whichever of these signals ends it. Only the main

@@ -116,14 +116,26 @@ def _stacks(child: subprocess.Popen[str]) -> str:
     return "".join(text)
 
 
+#: Starts the command with SIGINT ignored, as a non-interactive shell starts a
+#: background job (``cmd &`` in a CI script): exec keeps the ignored disposition.
+IGNORING_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
 def test_ctrl_c_stops_the_team_and_keeps_it_resumable(
-    cli_env: dict[str, str], demo_card_file: Path, tmp_path: Path
+    cli_env: dict[str, str], demo_card_file: Path, tmp_path: Path, inherited: str
 ) -> None:
     lines: queue.Queue[str] = queue.Queue()
     seen: list[str] = []
+    command = ["-m", RUN, "run", str(demo_card_file), "--interactive"]
+    if inherited == "ignored":
+        command = ["-c", IGNORING_SIGINT, *command]
     # ``with`` closes the child's pipes once it is reaped (and its reader is done).
     with subprocess.Popen(
-        [sys.executable, "-m", RUN, "run", str(demo_card_file), "--interactive"],
+        [sys.executable, *command],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
