@@ -323,7 +323,8 @@ def serve(
         level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
     logger.setLevel(logging.INFO)
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # SIGINT too: a server started in the background by a script inherits it ignored.
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         with _stdout_to_stderr():
             team = ServedTeam.open(target, store, paths)
@@ -346,4 +347,5 @@ def serve(
             if team.team_id is not None and team.error is None:
                 logger.info("team %s stopped; serve it again to resume it", team.team_id)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
