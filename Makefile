@@ -26,12 +26,12 @@ demo: install
 	$(BIN)/python -m akgentic.cli demo
 
 lint: install
-	$(BIN)/ruff check conftest.py akgentic tests plugins bench examples scripts
-	$(BIN)/ruff format --check conftest.py akgentic tests plugins bench examples scripts
+	$(BIN)/ruff check akgentic tests plugins bench examples scripts
+	$(BIN)/ruff format --check akgentic tests plugins bench examples scripts
 
 # The examples are checked on their own: they import each other as scripts do.
 typecheck: install
-	$(BIN)/mypy conftest.py akgentic tests $(wildcard bench/*.py) $(wildcard scripts/*.py)
+	$(BIN)/mypy akgentic tests $(wildcard bench/*.py) $(wildcard scripts/*.py)
 	# The protocol benches drive the interop plugins, which editable installs hide from mypy.
 	MYPYPATH=plugins/mcp-server:plugins/a2a:plugins/ag-ui $(BIN)/mypy $(wildcard bench/protocols/*.py)
 	MYPYPATH=examples $(BIN)/mypy examples
