@@ -213,6 +213,10 @@ class ReactAgent(Generic[DepsT]):
     ) -> None:
         self._config = config or ReactAgentConfig()
         self._closed = False
+        # Guards _closed against _driving: a close while a run drives the loop (from
+        # another thread, or from inside the run) leaves the closing to that run's end.
+        self._drive_lock = threading.Lock()
+        self._driving = False
         self._loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self._loop)
         self._context = ContextManager(max_messages=self._config.max_messages, pricer=estimate_cost)
@@ -375,9 +379,14 @@ class ReactAgent(Generic[DepsT]):
         if self._interrupted:
             coro.close()
             raise RunStoppedError("the agent is stopping: no new run")
-        task = self._loop.create_task(coro, name="akgentic-run")
-        self._run_task = task
+        with self._drive_lock:
+            if self._closed:
+                coro.close()
+                raise RuntimeError("ReactAgent is closed")
+            self._driving = True
         try:
+            task = self._loop.create_task(coro, name="akgentic-run")
+            self._run_task = task
             return self._loop.run_until_complete(task)
         except asyncio.CancelledError:
             if self._interrupted:
@@ -388,6 +397,13 @@ class ReactAgent(Generic[DepsT]):
         finally:
             self._run_task = None
             self._cancelled_run = None
+            with self._drive_lock:
+                self._driving = False
+                # Through the property: another thread may have closed the agent since the
+                # check above, which mypy would take _closed to be still False after.
+                closed_meanwhile = self.closed
+            if closed_meanwhile:
+                self._release_loop()
 
     async def run(
         self, user_prompt: UserPrompt, deps: DepsT | None = None, output_type: Any = None
@@ -729,11 +745,31 @@ class ReactAgent(Generic[DepsT]):
     # ---------------------------------------------------------------- closing
 
     def close(self) -> None:
-        """Release the HTTP clients and the event loop. Idempotent; never raises."""
-        if self._closed:
+        """Release the HTTP clients and the event loop. Idempotent; never raises.
+
+        Safe from any thread. While a run drives the loop (on another thread, or this
+        close is called from inside it) the loop cannot be closed from here: the run
+        is interrupted (it raises :class:`RunStoppedError`) and the thread that drives
+        it closes the loop as the run ends. Left open, the loop and its self-pipe
+        socket would be freed by the collector with a ``ResourceWarning``.
+        """
+        with self._drive_lock:
+            if self._closed:
+                return
+            self._closed = True
+            driving = self._driving
+        if driving:
+            self.interrupt()
             return
-        self._closed = True
+        self._release_loop()
+
+    def _release_loop(self) -> None:
+        """Release the toolsets, the HTTP clients and the loop (not running: no run drives it)."""
         loop = self._loop
+        if loop.is_running():
+            # Driven by someone else than this agent's runs: nothing here can stop it.
+            logger.warning("ReactAgent closed while its loop runs outside a run: it stays open")
+            return
         try:
             loop.run_until_complete(self._release_toolsets())
             loop.run_until_complete(self._close_clients())

@@ -15,6 +15,10 @@ project that has akgentic installed gets these fixtures without configuration:
   end-to-end runs of real LLM clients (``EmbeddingsServer`` does the same for
   ``/v1/embeddings``).
 
+``-p akgentic.testing.loop_guard`` (opt-in; this repository's ``addopts`` has it) fails
+a test that leaves an open event loop as its thread's current loop, which the collector
+would later free with a ``ResourceWarning`` in an unrelated test.
+
 ``wait_until(predicate, timeout)`` and ``poll_until`` (:mod:`akgentic.testing.waiting`)
 are the bounded waits on a condition every test here uses instead of sleeping.
 ``entry_echo_team_yaml`` and ``human_worker_team_yaml`` (:mod:`akgentic.testing.cards`)

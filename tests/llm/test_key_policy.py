@@ -6,6 +6,7 @@ scripted server, then checks the ``Authorization`` header that server received.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -47,7 +48,9 @@ def _card(server: ScriptedLLMServer, **fields: str) -> ModelConfig:
 
 
 def _auth_seen(config: ModelConfig, server: ScriptedLLMServer) -> str:
-    Agent(create_model(config)).run_sync("hi")
+    # Not run_sync: pydantic-ai would create the thread's event loop and never close it,
+    # and its self-pipe socket would warn in whichever later test the GC frees it.
+    asyncio.run(Agent(create_model(config)).run("hi"))
     return server.request_headers[-1].get("authorization", "")
 
 
