@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 
 from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
 from akgentic.testing.cards import human_worker_team_yaml
+from akgentic.testing.scripted import last_received
 
 QUESTION = "Which colour should the report be?"
 #: The tasks the scripted manager puts on the board when asked to ``plan``.
@@ -22,8 +22,6 @@ PLAN = {
         ]
     }
 }
-_RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
-
 #: The tool cards of the console team's manager.
 TOOLS: list[dict[str, object]] = [
     {
@@ -63,20 +61,6 @@ def console_card(server: ScriptedLLMServer) -> str:
     )
 
 
-def _last_received(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    if not users:
-        return None
-    content = users[-1].get("content")
-    if isinstance(content, list):
-        content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    marks = list(_RECEIVED.finditer(str(content)))
-    if not marks:
-        return None
-    mark = marks[-1]
-    return mark.group(1), mark.group(2), str(content)[mark.end() :].strip()
-
-
 class ConsoleScript:
     """The manager's model: echoes requests, asks the human when told ``ask me``.
 
@@ -91,7 +75,7 @@ class ConsoleScript:
         from akgentic.agent.output_models import Request, StructuredOutput
         from akgentic.llm.scripted_server import structured, tool_call
 
-        latest = _last_received(body)
+        latest = last_received(body)
         messages = body.get("messages") or [{}]
         after_tool = messages[-1].get("role") == "tool"
         requests: list[Request] = []

@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
 from akgentic.testing.cards import human_worker_team_yaml
+from akgentic.testing.scripted import last_received
 
 QUESTION = "Which colour should the report be?"
-_RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
-
-
-def _last_received(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    if not users:
-        return None
-    content = users[-1].get("content")
-    if isinstance(content, list):
-        content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    marks = list(_RECEIVED.finditer(str(content)))
-    if not marks:
-        return None
-    mark = marks[-1]
-    return mark.group(1), mark.group(2), str(content)[mark.end() :].strip()
 
 
 class EchoScript:
@@ -49,7 +34,7 @@ class EchoScript:
         from akgentic.agent.output_models import Request, StructuredOutput
         from akgentic.llm.scripted_server import structured
 
-        latest = _last_received(body)
+        latest = last_received(body)
         requests: list[Request] = []
         if latest is not None:
             intent, sender, content = latest

@@ -12,9 +12,8 @@ The scripted manager (as in the console's own tests) answers the human:
 
 from __future__ import annotations
 
-import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import pytest
 
 from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
 from akgentic.testing.cards import human_worker_team_yaml
+from akgentic.testing.scripted import last_received
 
 QUESTION = "Which colour should the report be?"
 PLAN = {
@@ -34,21 +34,6 @@ PLAN = {
         ]
     }
 }
-_RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
-
-
-def _last_received(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    if not users:
-        return None
-    content = users[-1].get("content")
-    if isinstance(content, list):
-        content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    marks = list(_RECEIVED.finditer(str(content)))
-    if not marks:
-        return None
-    mark = marks[-1]
-    return mark.group(1), mark.group(2), str(content)[mark.end() :].strip()
 
 
 class Script:
@@ -61,7 +46,7 @@ class Script:
         from akgentic.agent.output_models import Request, StructuredOutput
         from akgentic.llm.scripted_server import structured, tool_call
 
-        latest = _last_received(body)
+        latest = last_received(body)
         messages = body.get("messages") or [{}]
         after_tool = messages[-1].get("role") == "tool"
         requests: list[Request] = []

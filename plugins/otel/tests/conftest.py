@@ -13,7 +13,6 @@ runs on one :class:`ScriptedLLMServer` whose rule-based script answers by model 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -26,26 +25,12 @@ import pytest
 from akgentic_otel.testing import OTLPReceiver
 
 from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
+from akgentic.testing.scripted import last_received
 
 MANAGER_MODEL = "manager-model"
 RESEARCHER_MODEL = "researcher-model"
 QUESTION = "Which colour should the report be?"
 PLAN = {"update": {"create_tasks": [{"id": 1, "description": "find facts", "owner": "@Manager"}]}}
-_RECEIVED = re.compile(r"You received an? (\w+) from (\S+?)\. [^\n]*\n\n", re.MULTILINE)
-
-
-def _last_received(body: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    if not users:
-        return None
-    content = users[-1].get("content")
-    if isinstance(content, list):
-        content = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    marks = list(_RECEIVED.finditer(str(content)))
-    if not marks:
-        return None
-    mark = marks[-1]
-    return mark.group(1), mark.group(2), str(content)[mark.end() :].strip()
 
 
 def script(body: dict[str, Any]) -> ScriptStep:
@@ -53,7 +38,7 @@ def script(body: dict[str, Any]) -> ScriptStep:
     from akgentic.agent.output_models import Request, StructuredOutput
     from akgentic.llm.scripted_server import structured, tool_call
 
-    latest = _last_received(body)
+    latest = last_received(body)
     messages = body.get("messages") or [{}]
     after_tool = messages[-1].get("role") == "tool"
     requests: list[Request] = []
