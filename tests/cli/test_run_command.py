@@ -100,6 +100,19 @@ def test_quit_leaves_at_once_and_the_team_is_saved_stopped(
     assert demo_server.requests == []
 
 
+def _chat(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    """An interactive CLI child on pipes (use it in ``with``, which closes them)."""
+    return subprocess.Popen(
+        [sys.executable, *command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+
+
 def _stacks(child: subprocess.Popen[str]) -> str:
     """``child``'s stderr with every thread's stack (its SIGUSR1 dump); then it is killed."""
     assert child.stderr is not None
@@ -134,15 +147,7 @@ def test_ctrl_c_stops_the_team_and_keeps_it_resumable(
     if inherited == "ignored":
         command = ["-c", IGNORING_SIGINT, *command]
     # ``with`` closes the child's pipes once it is reaped (and its reader is done).
-    with subprocess.Popen(
-        [sys.executable, *command],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env,
-        cwd=tmp_path,
-    ) as child:
+    with _chat(command, cli_env, tmp_path) as child:
 
         def pump() -> None:
             assert child.stdout is not None
@@ -232,15 +237,8 @@ def test_team_create_and_resume_refuse_an_impossible_timeout_in_one_line(
 def test_sigusr1_prints_every_threads_stack_and_the_team_goes_on(
     cli_env: dict[str, str], demo_card_file: Path, tmp_path: Path
 ) -> None:
-    with subprocess.Popen(
-        [sys.executable, "-m", RUN, "run", str(demo_card_file), "--interactive"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=cli_env,
-        cwd=tmp_path,
-    ) as child:
+    command = ["-m", RUN, "run", str(demo_card_file), "--interactive"]
+    with _chat(command, cli_env, tmp_path) as child:
         assert child.stdout is not None and child.stderr is not None and child.stdin is not None
         try:
             for line in child.stdout:
