@@ -56,7 +56,6 @@ loudly in both modes; a refused snapshot does not stop a batched writer.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import heapq
@@ -68,7 +67,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
@@ -85,6 +84,11 @@ from akgentic.team.messages import EventQuarantined
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
 from akgentic.team.subscribers.quarantine import quarantined
+
+if TYPE_CHECKING:
+    # asyncio (with ssl and subprocess) costs ~15 ms at import, and only a protocol
+    # server's waiter ever awaits: `durable` imports it when called.
+    import asyncio
 
 __all__ = ["PersistenceStoppedError", "PersistenceSubscriber"]
 
@@ -356,6 +360,8 @@ class PersistenceSubscriber:
         target = self._sequence if sequence is None else sequence
         if self._durable >= target:
             return
+        import asyncio
+
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
 
