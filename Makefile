@@ -31,10 +31,10 @@ lint: install
 
 # The examples are checked on their own: they import each other as scripts do.
 typecheck: install
-	$(BIN)/mypy akgentic tests $(filter-out bench/observe.py,$(wildcard bench/*.py)) $(wildcard scripts/*.py)
+	$(BIN)/mypy akgentic tests $(filter-out bench/observe.py bench/otel_overhead.py,$(wildcard bench/*.py)) $(wildcard scripts/*.py)
 	# The protocol benches drive the interop plugins, which editable installs hide from mypy.
 	MYPYPATH=plugins/mcp-server:plugins/a2a:plugins/ag-ui $(BIN)/mypy $(wildcard bench/protocols/*.py)
-	MYPYPATH=plugins/otel $(BIN)/mypy bench/observe.py
+	MYPYPATH=plugins/otel $(BIN)/mypy bench/observe.py bench/otel_overhead.py
 	# The observability example drives the otel plugin, hidden from mypy like the others.
 	MYPYPATH=examples:plugins/otel $(BIN)/mypy examples
 	set -e; for d in $(PLUGIN_DIRS); do MYPYPATH=$$d $(BIN)/mypy $$d; done

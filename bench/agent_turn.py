@@ -51,7 +51,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 HOPS = 4
@@ -186,11 +186,12 @@ class _Timer:
 
 
 def round_trips(
-    rounds: int, warmup: int
+    rounds: int, warmup: int, subscribers: Sequence[Any] = ()
 ) -> tuple[list[float], list[dict[str, float]], list[float], list[float]]:
     """Wall seconds of each measured round trip, the timed sections inside each, and of
     the model requests and pydantic-ai agent runs made between round trips (three each
-    per round trip)."""
+    per round trip). ``subscribers`` are attached to the team's orchestrator, as a
+    manager attaches its own (``bench/otel_overhead.py`` measures what one costs)."""
     import pykka
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -239,6 +240,8 @@ def round_trips(
             Orchestrator, config=BaseConfig(role="Orchestrator", name="@Orchestrator")
         )
         team = system.proxy_ask(orchestrator, Orchestrator)
+        for subscriber in subscribers:
+            team.subscribe(subscriber)
         cards = [
             AgentCard(
                 description=role,

@@ -8,6 +8,7 @@ OTLP encoder take them from there.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -49,7 +50,10 @@ class ExportError(RuntimeError):
     """An export that did not reach the OTLP endpoint; the message says why, in one line."""
 
 
+@functools.cache
 def _scope() -> InstrumentationScope:
+    # Cached: reading the package's version parses its metadata file, ~0.5 ms, and a
+    # live subscriber asks on every hand-over.
     try:
         release = version("akgentic-otel")
     except PackageNotFoundError:  # run from a source tree without an install

@@ -33,6 +33,7 @@ from akgentic_otel.mapping import TraceBuilder
 from akgentic_otel.switch import CONTENT_ENV_VAR, env_capture_content, env_endpoint
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
@@ -100,6 +101,10 @@ class OtelSubscriber:
         self._builders: dict[UUID, TraceBuilder] = {}
         self._names: dict[UUID, str] = {}
         self._restoring: set[UUID] = set()
+        # One resource per team: Resource.create runs the SDK's detectors on a thread
+        # pool and reads package metadata, ~0.7 ms each time (it was per hand-over,
+        # and doubled an agent round trip of bench/otel_overhead.py).
+        self._resources: dict[UUID, Resource] = {}
         self._in_flight = 0
         #: Spans handed to the processor, exported, refused by the collector, and dropped.
         self.queued = 0
@@ -179,6 +184,7 @@ class OtelSubscriber:
                 open_spans = [s for s in builder.spans() if not s.complete]
                 self._hand_over(builder, builder.take_finished() + open_spans)
             self._names.pop(team_id, None)
+            self._resources.pop(team_id, None)
 
     # -- export ---------------------------------------------------------------------
     def _builder(self, team_id: UUID) -> TraceBuilder:
@@ -199,7 +205,10 @@ class OtelSubscriber:
             records = records[: max(room, 0)]
         if not records:
             return
-        resource = team_resource(builder.team_id, self._names.get(builder.team_id, ""))
+        resource = self._resources.get(builder.team_id)
+        if resource is None:
+            resource = team_resource(builder.team_id, self._names.get(builder.team_id, ""))
+            self._resources[builder.team_id] = resource
         self._in_flight += len(records)
         self.queued += len(records)
         for span in readable_spans(records, resource):

@@ -97,3 +97,26 @@ def test_the_standard_variable_switches_live_export_on(monkeypatch: Any) -> None
     subscriber = OtelSubscriber.from_env()
     assert subscriber is not None and subscriber.capture_content is True
     subscriber.shutdown()
+
+
+def test_a_team_s_resource_is_built_once_not_per_hand_over(
+    llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    # Resource.create runs the SDK's detectors on a thread pool and reads package
+    # metadata: built per hand-over, it doubled an agent round trip (bench/otel_overhead.py).
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    subscriber = OtelSubscriber(exporter=exporter, schedule_delay_millis=50)
+    with _team(f"sqlite:///{tmp_path}/akgentic.db", team_card(llm), subscriber) as runtime:
+        for text in ("please find facts", "and more facts"):
+            runtime.send_to("@Manager", text)
+            assert runtime.wait_idle(60)
+        team_id = runtime.id
+    subscriber.shutdown()
+    spans = exporter.get_finished_spans()
+    assert len({s.name for s in spans if s.parent is None}) >= 1
+    assert len(spans) > 4
+    resources = {id(span.resource) for span in spans}
+    assert len(resources) == 1
+    assert spans[0].resource.attributes["akgentic.team.id"] == str(team_id)
