@@ -150,11 +150,16 @@ def test_writes_after_the_codes_are_built_keep_them_in_step() -> None:
     probes = _matrix(20, seed=22)
     queries = probes.tolist()
     _ranked(quantised, queries[0], 10)  # builds the codes
+    collection = quantised.storage.collections["docs"]
+    built = collection.columns.shape[1]
     for backend in (quantised, exact):
         # Replace rows with the probes themselves: each must now be its probe's best hit.
         backend.add_matrix("docs", _entries(100, 20), probes)
-        backend.add_matrix("docs", _entries(ROWS, 3_000), _matrix(3_000, seed=23))
+        # Enough new rows to grow the capacity, codes included.
+        backend.add_matrix("docs", _entries(ROWS, built), _matrix(built, seed=23))
         backend.remove("docs", [str(i) for i in range(1_000, 5_000, 3)])
+    assert collection.columns.shape[1] > built
+    assert collection.codes is not None and len(collection.codes.codes) > built
     for i, query in enumerate(queries):
         found = _ranked(quantised, query, 10)
         assert found[0] == str(100 + i)
