@@ -4,7 +4,8 @@ Prints one JSON object::
 
     {"backends": {"<name>": {"upsert_rows_per_s": N,
                              "query_p50_ms": {"1000": x, "10000": x, "100000": x},
-                             "query_p99_ms": {...}, "hybrid_p50_ms_10000": x,
+                             "query_p99_ms": {...}, "exact_query_p50_ms": {...},
+                             "recall_at_10": {...}, "hybrid_p50_ms_10000": x,
                              "restore_s_10000": x, "mib_per_10000": x,
                              "add_one_ms_10000": x, ...}},
      "embedders": {"<name>": {"texts_per_s_single": x, "texts_per_s_batch": x}}}
@@ -13,6 +14,10 @@ Prints one JSON object::
   beforehand, as a consumer's batch would be).
 * ``query_p50_ms`` / ``query_p99_ms``: top-10 searches of a team-scoped collection
   holding that many rows.
+* ``exact_query_p50_ms`` / ``recall_at_10`` (inmemory): the exact float32 scan of the
+  same rows with the int8 path off, and the share of its top 10 that the default
+  search returns (the int8 path runs from 20,000 rows; it re-scores certified
+  candidates exactly, so 1.0 is expected).
 * ``hybrid_p50_ms_10000``: the whole hybrid rule at 10,000 rows: embedding the
   query (``hashing``), the over-fetching search and the fusion with 50 keyword keys.
 * ``restore_s_10000`` (inmemory): wall time of ``TeamManager.resume_team`` for a
@@ -145,6 +150,10 @@ def bench_backend(
         times = timed_queries(partial(backend.search, "planning", top_k=10), queries[n])
         result["query_p50_ms"][str(n)] = percentile(times, 0.5)
         result["query_p99_ms"][str(n)] = percentile(times, 0.99)
+        if isinstance(backend, InMemoryBackend):
+            exact_p50, recall = bench_exact_scan(backend, queries[n])
+            result.setdefault("exact_query_p50_ms", {})[str(n)] = exact_p50
+            result.setdefault("recall_at_10", {})[str(n)] = recall
         if n == sizes[1]:
             result["hybrid_p50_ms_10000"] = bench_hybrid(backend, queries[n])
             if not isinstance(backend, InMemoryBackend):
@@ -160,6 +169,34 @@ def bench_backend(
     result["traced_mib_per_10000"] = memory_per(make, name, sizes[1])
     result["mib_per_10000"] = resident_per(name, sizes[1])
     return result
+
+
+def bench_exact_scan(backend: InMemoryBackend, count: int) -> tuple[float, float]:
+    """p50 of the exact f32 scan, and recall@10 of the default search against it.
+
+    The default search takes the int8 path from ``QUANTISE_FROM_ROWS`` rows on; the
+    exact scan is the same store with that path turned off, on the same queries
+    ``timed_queries`` sent. Both searches of a query run back to back.
+    """
+    queries = matrix(count, 99).tolist()
+    storage = backend.storage
+    default_from = storage.quantise_from
+    found: list[set[str]] = []
+    truth: list[set[str]] = []
+    times = []
+    try:
+        for q in queries:
+            storage.quantise_from = default_from
+            found.append({h.ref_id for h in backend.search("planning", q, 10).hits})
+            storage.quantise_from = None
+            t0 = time.perf_counter()
+            hits = backend.search("planning", q, 10).hits
+            times.append(time.perf_counter() - t0)
+            truth.append({h.ref_id for h in hits})
+    finally:
+        storage.quantise_from = default_from
+    matched = sum(len(f & t) for f, t in zip(found, truth, strict=True))
+    return percentile(times, 0.5), round(matched / sum(map(len, truth)), 4)
 
 
 def bench_hybrid(backend: Any, count: int) -> float:

@@ -58,6 +58,8 @@ def test_the_quick_bench_reports_every_key_for_every_installed_backend() -> None
         assert figures["upsert_rows_per_s"] > 0
         assert figures["mib_per_10000"] > 0, name  # resident, so native engines count too
     inmemory = report["backends"]["inmemory"]
+    assert list(inmemory["exact_query_p50_ms"]) == sizes
+    assert all(value >= 0.99 for value in inmemory["recall_at_10"].values())
     assert inmemory["restore_s_10000"] > 0
     assert inmemory["restore_same_results"] is True
     small, large = inmemory["log_bytes_per_add_one"].values()
