@@ -8,6 +8,7 @@ so the API runs them off the event loop.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -18,14 +19,26 @@ from uuid import UUID
 
 from akgentic.console.hub import ConsoleHub
 from akgentic.console.panes import team_panes
+from akgentic.console.pictures import (
+    BudgetSource,
+    ChartBudget,
+    PictureName,
+    card_budget,
+    chart_budget,
+    picture_svg,
+    team_pictures,
+)
 from akgentic.console.views import event_row, pending_questions, roster
 
 if TYPE_CHECKING:
+    from akgentic.core.messages.message import Message
     from akgentic.team.manager import TeamManager
     from akgentic.team.models import PersistedEvent, Process
     from akgentic.team.runtime import TeamRuntime
 
 __all__ = ["ConflictError", "ConsoleService", "InputError", "MissingError"]
+
+logger = logging.getLogger(__name__)
 
 _EXAMPLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.ya?ml$")
 #: Teams whose decoded history is kept in memory (the ones being looked at).
@@ -173,6 +186,9 @@ class ConsoleService:
         self.allow_host_processes = allow_host_processes
         self.hub = hub
         self.examples_dir = examples_dir.resolve() if examples_dir is not None else None
+        #: The budget seam of the usage chart: the team's record and log -> its limits
+        #: (``{"usd": ..., "total_tokens": ...}``) or None. The team-wide budget sets its own.
+        self.budget_of: BudgetSource = card_budget
         self._history = _History()
 
     # -- helpers ----------------------------------------------------------------
@@ -513,3 +529,27 @@ class ConsoleService:
         if blocks is None:
             raise MissingError(f"team {team_id} has no pane {name!r} that opens items")
         return {"pane": name, "key": key, "blocks": blocks}
+
+    # -- pictures ---------------------------------------------------------------------
+    def _log(self, team_id: UUID) -> tuple[Process, list[Message]]:
+        process = self._process(team_id)
+        self._flush(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        return process, [e.event for e in events]
+
+    def _budget(self, process: Process, messages: list[Message]) -> ChartBudget | None:
+        try:
+            return chart_budget(self.budget_of(process, messages))
+        except Exception as exc:  # a broken budget source costs the line, never the chart
+            logger.warning("budget of team %s unavailable: %s", process.team_id, exc)
+            return None
+
+    def pictures(self, team_id: UUID) -> dict[str, Any]:
+        """The team's graph, usage chart and timeline, as SVG documents computed from its log."""
+        process, messages = self._log(team_id)
+        return team_pictures(messages, self._budget(process, messages))
+
+    def picture(self, team_id: UUID, name: PictureName) -> str:
+        """One of the team's pictures (``graph``, ``usage``, ``timeline``) as an SVG document."""
+        process, messages = self._log(team_id)
+        return picture_svg(name, messages, self._budget(process, messages))
