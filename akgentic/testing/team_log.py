@@ -55,7 +55,9 @@ class TeamLog:
         return ActorAddressProxy(
             {
                 "__actor_address__": True,
-                "__actor_type__": "akgentic.agent.HumanProxy" if human else "akgentic.agent.BaseAgent",
+                "__actor_type__": "akgentic.agent.HumanProxy"
+                if human
+                else "akgentic.agent.BaseAgent",
                 "agent_id": str(uuid4()),
                 "name": name,
                 "role": role,
@@ -183,7 +185,10 @@ class TeamLog:
 
         return [
             PersistedEvent(
-                team_id=self.team_id, sequence=index, event=message, timestamp=message.timestamp or self.clock
+                team_id=self.team_id,
+                sequence=index,
+                event=message,
+                timestamp=message.timestamp or self.clock,
             )
             for index, message in enumerate(self.messages, start=1)
         ]

@@ -18,8 +18,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from akgentic.testing.console import ServeProcess
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -54,7 +54,9 @@ class HiringScript:
                 )
             elif intent == "response":
                 requests.append(
-                    Request(recipient="@Human", message_type="response", message=f"Found: {content}")
+                    Request(
+                        recipient="@Human", message_type="response", message=f"Found: {content}"
+                    )
                 )
         return structured(StructuredOutput(messages=requests))
 
@@ -81,8 +83,13 @@ def _hiring_card(server: ScriptedLLMServer) -> str:
                     "config": {"name": "@Human", "role": "Human"},
                 }
             },
-            "members": [{"card": agent("@Manager", "Manager", [{"card": "planning",
-                                                                "vector_store": False}])}],
+            "members": [
+                {
+                    "card": agent(
+                        "@Manager", "Manager", [{"card": "planning", "vector_store": False}]
+                    )
+                }
+            ],
             "message_types": ["akgentic.agent.AgentMessage"],
             "agent_profiles": [agent("@Researcher", "Researcher", [])],
         }
@@ -125,11 +132,15 @@ def test_the_pictures_draw_a_team_live_and_a_hire_as_it_happens(
         expect(hired).to_have_count(1)
         researcher = hired.get_attribute("data-member")
         assert researcher is not None
-        expect(page.get_by_test_id("message-content").filter(has_text="Found: Three facts.")).to_be_visible()
-        _count(page, f'{GRAPH} g.edge[data-source="@Manager"][data-target="{researcher}"]').to_have_count(1)
-        _count(page, f'{GRAPH} g.edge[data-source="@Human"][data-target="@Manager"]').to_have_attribute(
-            "data-count", "2"
-        )
+        expect(
+            page.get_by_test_id("message-content").filter(has_text="Found: Three facts.")
+        ).to_be_visible()
+        _count(
+            page, f'{GRAPH} g.edge[data-source="@Manager"][data-target="{researcher}"]'
+        ).to_have_count(1)
+        _count(
+            page, f'{GRAPH} g.edge[data-source="@Human"][data-target="@Manager"]'
+        ).to_have_attribute("data-count", "2")
         _count(page, f'{USAGE} g.series[data-member="{researcher}"]').to_have_count(1)
         _count(page, f'{USAGE} g.series[data-member="@Manager"]').to_have_count(1)
         _count(page, f'{TIMELINE} g.row[data-member="{researcher}"] rect.turn').to_have_count(1)
@@ -139,7 +150,7 @@ def test_the_pictures_draw_a_team_live_and_a_hire_as_it_happens(
     assert errors == []
 
 
-HOSTILE_NAMES = ['<script>window.__pwned = 1</script>', '"><svg onload="window.__pwned = 2">']
+HOSTILE_NAMES = ["<script>window.__pwned = 1</script>", '"><svg onload="window.__pwned = 2">']
 
 STORED_CARD = """\
 name: hostile-team
@@ -174,9 +185,7 @@ def _stored_hostile_team(store_url: str) -> str:
     store = open_event_store(store_url)
     try:
         card = parse_team_card(STORED_CARD, "hostile-team.yaml")
-        store.save_team(
-            Process(team_id=log.team_id, team_card=card, status=TeamStatus.STOPPED)
-        )
+        store.save_team(Process(team_id=log.team_id, team_card=card, status=TeamStatus.STOPPED))
         for event in log.stored():
             store.save_event(event)
     finally:
@@ -200,7 +209,9 @@ def test_members_named_like_markup_are_drawn_as_text(
         expect(nodes).to_have_count(3)
         names = nodes.evaluate_all("nodes => nodes.map((n) => n.getAttribute('data-member'))")
         assert names == ["@Human", *HOSTILE_NAMES]
-        titles = nodes.evaluate_all("nodes => nodes.map((n) => n.querySelector('title').textContent)")
+        titles = nodes.evaluate_all(
+            "nodes => nodes.map((n) => n.querySelector('title').textContent)"
+        )
         assert all(any(t.startswith(name) for t in titles) for name in HOSTILE_NAMES)
         tool = page.locator(f"{TIMELINE} rect.tool")
         expect(tool).to_have_count(1)

@@ -6,6 +6,7 @@ what the browser sees: elements, attributes and text, never the raw markup.
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 from types import SimpleNamespace
@@ -341,11 +342,12 @@ HOSTILE = [
 def _hostile_log() -> TeamLog:
     log = TeamLog()
     members = [log.member(name, name) for name in HOSTILE]
-    for sender, recipient in zip(members, members[1:], strict=False):
+    for member in members:
+        log.usage(member, 10, 10)
+    for sender, recipient in itertools.pairwise(members):
         log.send(sender, recipient, "</text><script>alert(1)</script>")
         log.received(recipient, log.send(sender, recipient))
         log.tool_call(recipient, HOSTILE[0], "c")
-        log.usage(recipient, 10, 10)
     return log
 
 

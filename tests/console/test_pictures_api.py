@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from akgentic.console.pictures import ChartBudget
 from akgentic.console.server import ConsoleThread
 from akgentic.testing.console import StreamReader, running_console
 
@@ -66,7 +67,7 @@ def test_a_budget_given_at_the_seam_is_drawn_and_a_broken_source_costs_only_the_
     assert server.console is not None
     service = server.console.service
 
-    def limits(process: Any, messages: Sequence[Any]) -> dict[str, float]:
+    def limits(process: Any, messages: Sequence[Any]) -> ChartBudget:
         assert str(process.team_id) == team_id and messages
         return {"usd": 0.5, "total_tokens": 100_000}
 

@@ -163,8 +163,16 @@ def graph_svg(data: dict[str, Any]) -> str:
             (x1, y1), (x2, y2) = where[parent], where[member["id"]]
             svg.add(
                 "line",
-                {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "class": "hire", "stroke": "#1e7a35",
-                 "stroke-dasharray": "4 4", "stroke-width": 1},
+                {
+                    "x1": x1,
+                    "y1": y1,
+                    "x2": x2,
+                    "y2": y2,
+                    "class": "hire",
+                    "stroke": "#1e7a35",
+                    "stroke-dasharray": "4 4",
+                    "stroke-width": 1,
+                },
             )
     svg.close("g")
     svg.open("g", {"class": "edges"})
@@ -174,12 +182,26 @@ def graph_svg(data: dict[str, Any]) -> str:
         count = edge["count"]
         svg.open(
             "g",
-            {"class": "edge", "data-source": edge["source_name"],
-             "data-target": edge["target_name"], "data-count": count},
+            {
+                "class": "edge",
+                "data-source": edge["source_name"],
+                "data-target": edge["target_name"],
+                "data-count": count,
+            },
         )
         width = min(9.0, 1.0 + 1.6 * math.log2(count))
-        svg.add("line", {"x1": x1, "y1": y1, "x2": x2, "y2": y2, "stroke": "#9aa3b5",
-                         "stroke-width": width, "stroke-linecap": "round"})
+        svg.add(
+            "line",
+            {
+                "x1": x1,
+                "y1": y1,
+                "x2": x2,
+                "y2": y2,
+                "stroke": "#9aa3b5",
+                "stroke-width": width,
+                "stroke-linecap": "round",
+            },
+        )
         svg.title(
             f"{edge['source_name']} → {edge['target_name']}: {edge['forward']} · "
             f"{edge['target_name']} → {edge['source_name']}: {edge['backward']}"
@@ -187,8 +209,14 @@ def graph_svg(data: dict[str, Any]) -> str:
         if labelled:
             svg.add(
                 "text",
-                {"x": (x1 + x2) / 2, "y": (y1 + y2) / 2 - 4, "class": "edge-count",
-                 "text-anchor": "middle", "font-size": 10, "fill": "#6b7385"},
+                {
+                    "x": (x1 + x2) / 2,
+                    "y": (y1 + y2) / 2 - 4,
+                    "class": "edge-count",
+                    "text-anchor": "middle",
+                    "font-size": 10,
+                    "fill": "#6b7385",
+                },
                 str(count),
             )
         svg.close("g")
@@ -198,8 +226,9 @@ def graph_svg(data: dict[str, Any]) -> str:
     for member in members:
         x, y = where[member["id"]]
         kind = _kind(member)
-        svg.open("g", {"class": f"node {kind}", "data-member": member["name"],
-                       "data-id": member["id"]})
+        svg.open(
+            "g", {"class": f"node {kind}", "data-member": member["name"], "data-id": member["id"]}
+        )
         svg.add("circle", {"cx": x, "cy": y, "r": 9, "fill": _COLOURS[kind]})
         if labelled:
             svg.add(

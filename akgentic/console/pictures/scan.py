@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 if TYPE_CHECKING:
     from akgentic.core.messages.message import Message
@@ -116,14 +117,22 @@ def scan_log(messages: Iterable[Message]) -> LogScan:
     scan = state.scan
     members = scan.members
     sent = scan.sent
+    ids: dict[UUID, str] = {}  # formatting a UUID costs more than a lookup
+
+    def text_id(agent_id: UUID) -> str:
+        found = ids.get(agent_id)
+        if found is None:
+            found = ids[agent_id] = str(agent_id)
+        return found
+
     for message in messages:
         now = state.clock(message)
         sender = message.sender
         if sender is None:
             continue
-        agent = str(sender.agent_id)
+        agent = text_id(sender.agent_id)
         if isinstance(message, SentMessage):
-            key = (agent, str(message.recipient.agent_id))
+            key = (agent, text_id(message.recipient.agent_id))
             sent[key] = sent.get(key, 0) + 1
             state.senders[str(message.message.id)] = sender.name
         elif isinstance(message, EventMessage):
@@ -164,9 +173,8 @@ def scan_log(messages: Iterable[Message]) -> LogScan:
                     human=bool(sender.is_user_proxy),
                     parent=str(parent.agent_id) if parent is not None else None,
                 )
-        elif isinstance(message, StopMessage):
-            if agent in members:
-                members[agent].stopped = True
+        elif isinstance(message, StopMessage) and agent in members:
+            members[agent].stopped = True
     for member in members.values():
         # Only a member can be a hirer; the orchestrator starting the first members is not.
         if member.parent is not None and member.parent not in members:

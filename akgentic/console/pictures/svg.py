@@ -22,9 +22,15 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 AttrValue = str | int | float | None
 
 
+# Anything ``escape`` would change: most labels and every constant need no work.
+_SPECIAL = re.compile("[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def escape(value: object) -> str:
     """``value`` as XML-safe text, for an element's text or a quoted attribute value."""
     text = value if isinstance(value, str) else str(value)
+    if _SPECIAL.search(text) is None:
+        return text
     return html.escape(_NOT_XML.sub("\ufffd", text), quote=True)
 
 
@@ -35,10 +41,10 @@ def clip(text: str, limit: int) -> str:
 
 def fmt(value: float) -> str:
     """A coordinate with at most one decimal (``12``, ``12.5``)."""
-    rounded = round(value, 1)
-    if rounded == int(rounded):
-        return str(int(rounded))
-    return str(rounded)
+    text = f"{value:.1f}"
+    if text.endswith(".0"):
+        text = text[:-2]
+    return "0" if text == "-0" else text
 
 
 def _attrs(attrs: Mapping[str, AttrValue]) -> str:

@@ -36,8 +36,14 @@ def timeline_data(scan: LogScan) -> dict[str, Any]:
     which each model response arrived.
     """
     rows: dict[str, dict[str, Any]] = {
-        m.id: {"id": m.id, "name": m.name, "human": m.human, "turns": [], "tools": [],
-               "responses": []}
+        m.id: {
+            "id": m.id,
+            "name": m.name,
+            "human": m.human,
+            "turns": [],
+            "tools": [],
+            "responses": [],
+        }
         for m in scan.members.values()
     }
     for bar in scan.turns[-MAX_BARS:]:
@@ -70,49 +76,120 @@ def timeline_svg(data: dict[str, Any]) -> str:
         _WIDTH,
         height,
         f"0 0 {fmt(_WIDTH)} {fmt(height)}",
-        {"class": "picture timeline", "role": "img", "data-members": len(members),
-           "aria-label": f"timeline of turns and tool calls, {len(members)} members"},
+        {
+            "class": "picture timeline",
+            "role": "img",
+            "data-members": len(members),
+            "aria-label": f"timeline of turns and tool calls, {len(members)} members",
+        },
     )
     if not members:
-        svg.add("text", {"x": _WIDTH / 2, "y": _TOP + 14, "text-anchor": "middle",
-                         "font-size": 12, "fill": "#6b7385", "class": "empty"}, "no member")
+        svg.add(
+            "text",
+            {
+                "x": _WIDTH / 2,
+                "y": _TOP + 14,
+                "text-anchor": "middle",
+                "font-size": 12,
+                "fill": "#6b7385",
+                "class": "empty",
+            },
+            "no member",
+        )
     for index, member in enumerate(shown):
         top = _TOP + index * _ROW
         name = member["name"]
         svg.open("g", {"class": "row", "data-member": name})
-        svg.add("rect", {"x": _LABELS, "y": top, "width": plot, "height": _ROW - 2,
-                         "fill": "#fbfcfe" if index % 2 else "#f1f3f8"})
-        svg.add("text", {"x": _LABELS - 6, "y": top + 15, "text-anchor": "end", "font-size": 11,
-                         "fill": "#1d2330", "class": "label"}, clip(name, 18))
+        svg.add(
+            "rect",
+            {
+                "x": _LABELS,
+                "y": top,
+                "width": plot,
+                "height": _ROW - 2,
+                "fill": "#fbfcfe" if index % 2 else "#f1f3f8",
+            },
+        )
+        svg.add(
+            "text",
+            {
+                "x": _LABELS - 6,
+                "y": top + 15,
+                "text-anchor": "end",
+                "font-size": 11,
+                "fill": "#1d2330",
+                "class": "label",
+            },
+            clip(name, 18),
+        )
         for start, end, cause in member["turns"]:
             left = x(start)
-            svg.open("rect", {"x": left, "y": top + 3, "width": max(2.0, x(end) - left),
-                              "height": 14, "fill": "#c7d4f5", "stroke": "#2f5fd0",
-                              "class": "turn open" if end is None else "turn"})
+            svg.open(
+                "rect",
+                {
+                    "x": left,
+                    "y": top + 3,
+                    "width": max(2.0, x(end) - left),
+                    "height": 14,
+                    "fill": "#c7d4f5",
+                    "stroke": "#2f5fd0",
+                    "class": "turn open" if end is None else "turn",
+                },
+            )
             on = f" on a message from {cause}" if cause else ""
             svg.title(f"{name}: turn{on}, {_seconds(start, end)}")
             svg.close("rect")
         for start, end, tool, ok in member["tools"]:
             left = x(start)
             state = "open" if end is None else "ok" if ok else "failed"
-            svg.open("rect", {"x": left, "y": top + 12, "width": max(2.0, x(end) - left),
-                              "height": 8, "fill": _TOOL_COLOURS[state], "class": f"tool {state}",
-                              "data-tool": tool})
+            svg.open(
+                "rect",
+                {
+                    "x": left,
+                    "y": top + 12,
+                    "width": max(2.0, x(end) - left),
+                    "height": 8,
+                    "fill": _TOOL_COLOURS[state],
+                    "class": f"tool {state}",
+                    "data-tool": tool,
+                },
+            )
             failed = ", failed" if state == "failed" else ""
             svg.title(f"{name}: tool {tool}, {_seconds(start, end)}{failed}")
             svg.close("rect")
         for when in member["responses"]:
-            svg.add("line", {"x1": x(when), "x2": x(when), "y1": top + 1, "y2": top + _ROW - 3,
-                             "stroke": "#9333ea", "stroke-width": 1.5,
-                             "class": "response"})
+            svg.add(
+                "line",
+                {
+                    "x1": x(when),
+                    "x2": x(when),
+                    "y1": top + 1,
+                    "y2": top + _ROW - 3,
+                    "stroke": "#9333ea",
+                    "stroke-width": 1.5,
+                    "class": "response",
+                },
+            )
         svg.close("g")
     for step in range(5):
         seconds = duration * step / 4
         anchor = "start" if step == 0 else "end" if step == 4 else "middle"
-        svg.add("text", {"x": x(seconds), "y": axis_y, "font-size": 10, "fill": "#6b7385",
-                         "text-anchor": anchor}, f"{seconds:.1f} s")
+        svg.add(
+            "text",
+            {
+                "x": x(seconds),
+                "y": axis_y,
+                "font-size": 10,
+                "fill": "#6b7385",
+                "text-anchor": anchor,
+            },
+            f"{seconds:.1f} s",
+        )
     hidden = len(members) - len(shown)
     if hidden > 0:
-        svg.add("text", {"x": _LABELS, "y": axis_y + 16, "font-size": 10, "fill": "#6b7385",
-                         "class": "more"}, f"+{hidden} more members not drawn")
+        svg.add(
+            "text",
+            {"x": _LABELS, "y": axis_y + 16, "font-size": 10, "fill": "#6b7385", "class": "more"},
+            f"+{hidden} more members not drawn",
+        )
     return svg.render()

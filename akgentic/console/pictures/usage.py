@@ -41,8 +41,16 @@ __all__ = [
 #: Members drawn with a line of their own (the most tokens first); the team's total has all.
 MAX_SERIES = 10
 PALETTE = (
-    "#2f5fd0", "#d97706", "#1e7a35", "#9333ea", "#0891b2",
-    "#be185d", "#65a30d", "#b45309", "#4f46e5", "#0f766e",
+    "#2f5fd0",
+    "#d97706",
+    "#1e7a35",
+    "#9333ea",
+    "#0891b2",
+    "#be185d",
+    "#65a30d",
+    "#b45309",
+    "#4f46e5",
+    "#0f766e",
 )
 _TEAM_COLOUR = "#1d2330"
 _BUDGET_COLOUR = "#b3261e"
@@ -144,7 +152,7 @@ def usage_data(scan: LogScan, budget: ChartBudget | None = None) -> dict[str, An
 
 
 def _tokens(value: float) -> str:
-    return f"{int(round(value)):,}"
+    return f"{round(value):,}"
 
 
 def _usd(value: float) -> str:
@@ -181,24 +189,73 @@ class _Panel:
 
 def _frame(svg: SvgWriter, panel: _Panel, unit: str, top_label: str) -> None:
     bottom = panel.top + panel.height
-    svg.add("rect", {"x": _LEFT, "y": panel.top, "width": panel.width, "height": panel.height,
-                     "fill": "#fbfcfe", "stroke": "#d9dde5", "class": "frame"})
-    svg.add("text", {"x": _LEFT - 6, "y": panel.top + 4, "text-anchor": "end", "font-size": 10,
-                     "fill": "#6b7385"}, top_label)
-    svg.add("text", {"x": _LEFT - 6, "y": bottom, "text-anchor": "end", "font-size": 10,
-                     "fill": "#6b7385"}, "0")
-    svg.add("text", {"x": 4, "y": panel.top + panel.height / 2, "font-size": 11,
-                     "fill": "#1d2330", "class": "unit"}, unit)
+    svg.add(
+        "rect",
+        {
+            "x": _LEFT,
+            "y": panel.top,
+            "width": panel.width,
+            "height": panel.height,
+            "fill": "#fbfcfe",
+            "stroke": "#d9dde5",
+            "class": "frame",
+        },
+    )
+    svg.add(
+        "text",
+        {
+            "x": _LEFT - 6,
+            "y": panel.top + 4,
+            "text-anchor": "end",
+            "font-size": 10,
+            "fill": "#6b7385",
+        },
+        top_label,
+    )
+    svg.add(
+        "text",
+        {"x": _LEFT - 6, "y": bottom, "text-anchor": "end", "font-size": 10, "fill": "#6b7385"},
+        "0",
+    )
+    svg.add(
+        "text",
+        {
+            "x": 4,
+            "y": panel.top + panel.height / 2,
+            "font-size": 11,
+            "fill": "#1d2330",
+            "class": "unit",
+        },
+        unit,
+    )
 
 
 def _budget_line(svg: SvgWriter, panel: _Panel, unit: str, value: float, label: str) -> None:
     y = panel.y(value)
     svg.open("g", {"class": "budget", "data-unit": unit, "data-value": repr(value)})
-    svg.add("line", {"x1": _LEFT, "x2": _LEFT + panel.width, "y1": y, "y2": y,
-                     "stroke": _BUDGET_COLOUR, "stroke-width": 1.5,
-                     "stroke-dasharray": "6 4"})
-    svg.add("text", {"x": _LEFT + panel.width - 4, "y": y - 4, "text-anchor": "end",
-                     "font-size": 10, "fill": _BUDGET_COLOUR}, label)
+    svg.add(
+        "line",
+        {
+            "x1": _LEFT,
+            "x2": _LEFT + panel.width,
+            "y1": y,
+            "y2": y,
+            "stroke": _BUDGET_COLOUR,
+            "stroke-width": 1.5,
+            "stroke-dasharray": "6 4",
+        },
+    )
+    svg.add(
+        "text",
+        {
+            "x": _LEFT + panel.width - 4,
+            "y": y - 4,
+            "text-anchor": "end",
+            "font-size": 10,
+            "fill": _BUDGET_COLOUR,
+        },
+        label,
+    )
     svg.close("g")
 
 
@@ -244,16 +301,25 @@ def usage_svg(data: dict[str, Any]) -> str:
         _WIDTH,
         height,
         f"0 0 {fmt(_WIDTH)} {fmt(height)}",
-        {"class": "picture usage-chart", "role": "img", "data-members": len(members),
-           "aria-label": f"tokens and cost over time, {len(members)} members"},
+        {
+            "class": "picture usage-chart",
+            "role": "img",
+            "data-members": len(members),
+            "aria-label": f"tokens and cost over time, {len(members)} members",
+        },
     )
-    svg.add("text", {"x": _LEFT, "y": 14, "font-size": 11, "fill": "#1d2330", "class": "spent"},
-            f"team: {_tokens(team['total_tokens'])} tokens · {_usd(team['usd'])}")
+    svg.add(
+        "text",
+        {"x": _LEFT, "y": 14, "font-size": 11, "fill": "#1d2330", "class": "spent"},
+        f"team: {_tokens(team['total_tokens'])} tokens · {_usd(team['usd'])}",
+    )
     _frame(svg, tokens, "tokens", _tokens(tokens.top_value))
     _frame(svg, usd, "USD", _usd(usd.top_value))
     for index, member in enumerate(drawn):
         colour = PALETTE[index % len(PALETTE)]
-        title = f"{member['name']}: {_tokens(member['total_tokens'])} tokens · {_usd(member['usd'])}"
+        title = (
+            f"{member['name']}: {_tokens(member['total_tokens'])} tokens · {_usd(member['usd'])}"
+        )
         attrs: dict[str, str | float] = {
             "class": "series",
             "stroke": colour,
@@ -266,17 +332,35 @@ def usage_svg(data: dict[str, Any]) -> str:
         attrs = {"class": "series team", "stroke": _TEAM_COLOUR, "stroke-width": 2.5}
         _series(svg, (tokens, usd), team["points"], attrs, title)
     else:
-        svg.add("text", {"x": _LEFT + tokens.width / 2, "y": _TOP + _TOKENS_H / 2,
-                         "text-anchor": "middle", "font-size": 12, "fill": "#6b7385",
-                         "class": "empty"}, "no model usage yet")
+        svg.add(
+            "text",
+            {
+                "x": _LEFT + tokens.width / 2,
+                "y": _TOP + _TOKENS_H / 2,
+                "text-anchor": "middle",
+                "font-size": 12,
+                "fill": "#6b7385",
+                "class": "empty",
+            },
+            "no model usage yet",
+        )
     if "total_tokens" in budget:
         value = budget["total_tokens"]
         _budget_line(svg, tokens, "total_tokens", value, f"budget {_tokens(value)} tokens")
     if "usd" in budget:
         _budget_line(svg, usd, "usd", budget["usd"], f"budget {_usd(budget['usd'])}")
     svg.add("text", {"x": _LEFT, "y": axis_y, "font-size": 10, "fill": "#6b7385"}, "0 s")
-    svg.add("text", {"x": _WIDTH - _RIGHT, "y": axis_y, "font-size": 10, "fill": "#6b7385",
-                     "text-anchor": "end"}, f"{duration:.1f} s")
+    svg.add(
+        "text",
+        {
+            "x": _WIDTH - _RIGHT,
+            "y": axis_y,
+            "font-size": 10,
+            "fill": "#6b7385",
+            "text-anchor": "end",
+        },
+        f"{duration:.1f} s",
+    )
     entries = [("team", _TEAM_COLOUR, "legend team")] + [
         (m["name"], PALETTE[i % len(PALETTE)], "legend") for i, m in enumerate(drawn)
     ]
@@ -290,7 +374,16 @@ def usage_svg(data: dict[str, Any]) -> str:
         svg.close("g")
     hidden = len(members) - len(drawn)
     if hidden > 0:
-        svg.add("text", {"x": _WIDTH - _RIGHT, "y": height - 4, "font-size": 10,
-                         "text-anchor": "end", "fill": "#6b7385", "class": "more"},
-                f"+{hidden} more members (in the team's line)")
+        svg.add(
+            "text",
+            {
+                "x": _WIDTH - _RIGHT,
+                "y": height - 4,
+                "font-size": 10,
+                "text-anchor": "end",
+                "fill": "#6b7385",
+                "class": "more",
+            },
+            f"+{hidden} more members (in the team's line)",
+        )
     return svg.render()
