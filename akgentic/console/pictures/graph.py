@@ -1,9 +1,9 @@
 """The team graph: members as nodes, messages between them as edges weighted by count.
 
 :func:`graph_data` turns a :class:`~akgentic.console.pictures.scan.LogScan` into
-plain JSON data; :func:`graph_layout` places the members on rings, the team's first
-members in the middle and each hire one ring further out than its hirer, siblings
-side by side in the order they were hired (``O(n log n)``, no iteration, so the
+plain JSON data; :func:`graph_layout` places the members as a radial tree, the
+team's first members in the middle and each hire one ring further out than its
+hirer, in its hirer's wedge of the circle (``O(n log n)``, no iteration, so the
 1,000-member graph of ``bench/observe.py`` draws in milliseconds); :func:`graph_svg`
 draws it. A hire is a member whose ``StartMessage`` names another member as its
 parent; it is linked to its hirer by a dashed line.
@@ -11,6 +11,7 @@ parent; it is linked to its hirer by a dashed line.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -85,35 +86,93 @@ def graph_data(scan: LogScan) -> dict[str, Any]:
 def graph_layout(members: list[dict[str, Any]]) -> tuple[dict[str, tuple[float, float]], float]:
     """Each member's ``(x, y)`` around the origin, and the outer ring's radius.
 
-    Rings by hire depth; on each ring the hires are ordered by their hirer's place
-    on the ring inside, so a hirer's hires sit together.
+    A radial tree: the members no member hired are the roots (one root sits in the
+    middle; several share the inner ring), and each hire sits one ring further out
+    than its hirer, inside the hirer's wedge of the circle. A wedge is shared among
+    the hires in proportion to their leaves (the members at the tips of their own
+    hires), so a hirer's hires sit together next to it; a ring's radius is the least
+    at which no two of its members are closer than :data:`SPACING`. Two passes over
+    the members in start order (a hirer starts before its hires) and a sort per
+    ring, no iteration.
     """
-    depth: dict[str, int] = {}
-    rings: dict[int, list[dict[str, Any]]] = {}
-    for member in members:  # a hirer starts before its hires, so its depth is known
+    if not members:
+        return {}, 0.0
+    children: dict[str, list[str]] = {}
+    roots: list[str] = []
+    for member in members:
         parent = member["parent"]
-        level = depth[parent] + 1 if parent in depth else 0
-        depth[member["id"]] = level
-        rings.setdefault(level, []).append(member)
-    where: dict[str, tuple[float, float]] = {}
-    place: dict[str, int] = {}
-    radius = 0.0
-    for level in sorted(rings):
-        ring = rings[level]
-        if level > 0:
-            ring.sort(key=lambda m: place[m["parent"]])  # stable: hire order among siblings
-        count = len(ring)
-        if level == 0 and count == 1:
-            where[ring[0]["id"]] = (0.0, 0.0)
-            place[ring[0]["id"]] = 0
+        if parent is not None and parent in children:
+            children[parent].append(member["id"])
+        else:
+            roots.append(member["id"])
+        children[member["id"]] = []
+    leaves: dict[str, int] = {}
+    for member in reversed(members):
+        below = children[member["id"]]
+        leaves[member["id"]] = sum(leaves[c] for c in below) if below else 1
+    middle = roots[0] if len(roots) == 1 else None
+    wedge: dict[str, tuple[float, float]] = {}  # id -> (start angle, width)
+    _share(roots, _around(roots, leaves), 2 * math.pi, leaves, wedge)
+    depth: dict[str, int] = {}
+    angles: dict[int, list[float]] = {}
+    top = set(roots)
+    for member in members:
+        key = member["id"]
+        depth[key] = 0 if key in top else depth[member["parent"]] + 1
+        below = children[key]
+        if key == middle:
+            _share(below, _around(below, leaves), 2 * math.pi, leaves, wedge)
             continue
+        start, width = wedge[key]
+        _share(below, start, width, leaves, wedge)
+        angles.setdefault(depth[key], []).append(start + width / 2)
+    radii: dict[int, float] = {}
+    radius = 0.0
+    for level in sorted(angles):
         least = RING_GAP * (0.7 if level == 0 else 1.0)
-        radius = max(radius + least, count * SPACING / (2 * math.pi))
-        for index, member in enumerate(ring):
-            angle = -math.pi / 2 + 2 * math.pi * index / count
-            where[member["id"]] = (radius * math.cos(angle), radius * math.sin(angle))
-            place[member["id"]] = index
+        radius = radii[level] = max(radius + least, _spaced(angles[level]))
+    where: dict[str, tuple[float, float]] = {}
+    for key, (start, width) in wedge.items():
+        if key == middle:
+            where[key] = (0.0, 0.0)
+        else:
+            theta, ring = start + width / 2, radii[depth[key]]
+            where[key] = (ring * math.cos(theta), ring * math.sin(theta))
     return where, radius
+
+
+def _spaced(angles: list[float]) -> float:
+    """The radius at which the closest two of ``angles`` are :data:`SPACING` apart."""
+    if len(angles) < 2:
+        return 0.0
+    ordered = sorted(angles)
+    gap = min(b - a for a, b in itertools.pairwise(ordered))
+    gap = min(gap, ordered[0] + 2 * math.pi - ordered[-1])
+    if gap >= math.pi:
+        return SPACING / 2
+    return SPACING / (2 * math.sin(max(gap, 1e-9) / 2))
+
+
+def _around(keys: list[str], leaves: dict[str, int]) -> float:
+    """Where a whole circle shared by ``keys`` starts so that the first one is at the top."""
+    if not keys:
+        return 0.0
+    return -math.pi / 2 - math.pi * leaves[keys[0]] / sum(leaves[k] for k in keys)
+
+
+def _share(
+    keys: list[str],
+    start: float,
+    width: float,
+    leaves: dict[str, int],
+    wedge: dict[str, tuple[float, float]],
+) -> None:
+    """Split the wedge ``(start, width)`` among ``keys``, in order, by their leaves."""
+    total = sum(leaves[k] for k in keys)
+    for key in keys:
+        share = width * leaves[key] / total
+        wedge[key] = (start, share)
+        start += share
 
 
 def _kind(member: dict[str, Any]) -> str:
