@@ -124,6 +124,42 @@ def test_a_hire_sits_on_a_ring_outside_its_hirer_and_is_linked_to_it() -> None:
     assert "hired by @Manager" in _title(node)
 
 
+def test_hires_sit_together_by_their_hirer_one_ring_further_out() -> None:
+    from akgentic.console.pictures.graph import RING_GAP
+
+    log = TeamLog()
+    log.member("@Human", human=True)
+    manager = log.member("@Manager")
+    analyst = log.member("@Analyst")
+    researchers = [log.member(f"@R{i}", "Researcher", hired_by=manager) for i in range(40)]
+    for index, researcher in enumerate(researchers):
+        log.member(f"@D{index}", "Developer", hired_by=researcher)
+    log.member("@A1", "Assistant", hired_by=analyst)
+    data = graph_data(scan_log(log.messages))
+    where, _radius = graph_layout(data["members"])
+    at = {m["name"]: where[m["id"]] for m in data["members"]}
+
+    def angle(name: str) -> float:
+        return math.atan2(at[name][1], at[name][0])
+
+    # Around the ring of the first hires, the manager's hires are one arc: the owner
+    # changes twice (into the analyst's hire and back), however many hires there are.
+    ring = sorted([*(f"@R{i}" for i in range(40)), "@A1"], key=angle)
+    owners = ["A" if name == "@A1" else "M" for name in ring]
+    assert sum(owners[i] != owners[i - 1] for i in range(len(owners))) == 2
+    # A member with one hire has it straight out; each developer is nearest its researcher.
+    assert angle("@A1") == pytest.approx(angle("@Analyst"))
+    for index in range(40):
+        nearest = min(range(40), key=lambda j: math.dist(at[f"@D{index}"], at[f"@R{j}"]))
+        assert nearest == index
+    # The first members are the inner ring, each ring of hires further out.
+    first = max(math.dist((0, 0), at[m]) for m in ("@Human", "@Manager", "@Analyst"))
+    hired = [math.dist((0, 0), at[f"@R{i}"]) for i in range(40)]
+    developers = [math.dist((0, 0), at[f"@D{i}"]) for i in range(40)]
+    assert min(hired) - first >= RING_GAP - 1e-6
+    assert min(developers) - max(hired) >= RING_GAP - 1e-6
+
+
 def test_a_hire_appears_in_the_graph_of_the_log_that_records_it() -> None:
     log, who = _small_team()
     before = graph_data(scan_log(log.messages))
