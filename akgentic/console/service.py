@@ -25,7 +25,6 @@ from akgentic.console.pictures import (
     PictureName,
     card_budget,
     chart_budget,
-    picture_svg,
     team_pictures,
 )
 from akgentic.console.views import event_row, pending_questions, roster
@@ -190,6 +189,9 @@ class ConsoleService:
         #: (``{"usd": ..., "total_tokens": ...}``) or None. The team-wide budget sets its own.
         self.budget_of: BudgetSource = card_budget
         self._history = _History()
+        self._pictures_lock = threading.Lock()
+        #: team id -> ((top sequence, budget), the pictures drawn for it)
+        self._pictures: OrderedDict[UUID, tuple[tuple[int, str], dict[str, Any]]] = OrderedDict()
 
     # -- helpers ----------------------------------------------------------------
     def _process(self, team_id: UUID) -> Process:
@@ -317,6 +319,8 @@ class ConsoleService:
             raise InputError("deleting a team needs confirm=<the team's id>")
         self.manager.delete_team(team_id)
         self._history.forget(team_id)
+        with self._pictures_lock:
+            self._pictures.pop(team_id, None)
         return {"team_id": str(team_id), "deleted": True}
 
     # -- the team page ------------------------------------------------------------
@@ -531,12 +535,6 @@ class ConsoleService:
         return {"pane": name, "key": key, "blocks": blocks}
 
     # -- pictures ---------------------------------------------------------------------
-    def _log(self, team_id: UUID) -> tuple[Process, list[Message]]:
-        process = self._process(team_id)
-        self._flush(team_id)
-        events, _rows = self._history.get(self.manager, team_id)
-        return process, [e.event for e in events]
-
     def _budget(self, process: Process, messages: list[Message]) -> ChartBudget | None:
         try:
             return chart_budget(self.budget_of(process, messages))
@@ -545,11 +543,30 @@ class ConsoleService:
             return None
 
     def pictures(self, team_id: UUID) -> dict[str, Any]:
-        """The team's graph, usage chart and timeline, as SVG documents computed from its log."""
-        process, messages = self._log(team_id)
-        return team_pictures(messages, self._budget(process, messages))
+        """The team's graph, usage chart and timeline, as SVG documents computed from its log.
+
+        Drawn again only when the log grew or the budget changed: every page open on
+        a team asks after each burst of its stream, and they share one drawing.
+        """
+        process = self._process(team_id)
+        self._flush(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        messages = [e.event for e in events]
+        budget = self._budget(process, messages)
+        key = (events[-1].sequence if events else 0, repr(budget))
+        with self._pictures_lock:
+            cached = self._pictures.get(team_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        drawn = team_pictures(messages, budget)
+        with self._pictures_lock:
+            self._pictures[team_id] = (key, drawn)
+            self._pictures.move_to_end(team_id)
+            while len(self._pictures) > _CACHED_TEAMS:
+                self._pictures.popitem(last=False)
+        return drawn
 
     def picture(self, team_id: UUID, name: PictureName) -> str:
         """One of the team's pictures (``graph``, ``usage``, ``timeline``) as an SVG document."""
-        process, messages = self._log(team_id)
-        return picture_svg(name, messages, self._budget(process, messages))
+        svg: str = self.pictures(team_id)[name]["svg"]
+        return svg

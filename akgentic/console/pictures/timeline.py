@@ -9,6 +9,7 @@ drawn as open.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from akgentic.console.pictures.scan import Bar, LogScan
@@ -57,6 +58,57 @@ def timeline_data(scan: LogScan) -> dict[str, Any]:
 
 def _seconds(start: float, end: float | None) -> str:
     return "still running" if end is None else f"{end - start:.2f} s"
+
+
+def _tool_state(end: float | None, ok: bool) -> str:
+    return "open" if end is None else "ok" if ok else "failed"
+
+
+@dataclass
+class _Piece:
+    """A bar in drawing coordinates; bars closer than a pixel are drawn as one."""
+
+    left: float
+    right: float
+    state: str
+    start: float
+    end: float | None
+    tool: str
+    cause: str = ""
+    count: int = 1
+
+    def title(self, name: str) -> str:
+        if self.count > 1:
+            end = "now" if self.end is None else f"{self.end:.2f} s"
+            what = f"calls of tool {self.tool}" if self.tool else "turns"
+            return f"{name}: {self.count} {what}, {self.start:.2f} s to {end}"
+        if self.tool:
+            failed = ", failed" if self.state == "failed" else ""
+            return f"{name}: tool {self.tool}, {_seconds(self.start, self.end)}{failed}"
+        on = f" on a message from {self.cause}" if self.cause else ""
+        return f"{name}: turn{on}, {_seconds(self.start, self.end)}"
+
+
+def _merged(pieces: list[_Piece]) -> list[_Piece]:
+    """Runs of bars of one state (and tool) less than a pixel apart, as one bar each.
+
+    A long log has thousands of turns in a strip a few hundred pixels wide: this
+    keeps the document about as large as the strip, whatever the log's length.
+    """
+    out: list[_Piece] = []
+    for piece in pieces:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and (last.state, last.tool) == (piece.state, piece.tool)
+            and piece.left - last.right < 1.0
+        ):
+            last.right = max(last.right, piece.right)
+            last.end = piece.end
+            last.count += 1
+        else:
+            out.append(piece)
+    return out
 
 
 def timeline_svg(data: dict[str, Any]) -> str:
@@ -122,47 +174,52 @@ def timeline_svg(data: dict[str, Any]) -> str:
             },
             clip(name, 18),
         )
-        for start, end, cause in member["turns"]:
-            left = x(start)
+        turns = [
+            _Piece(x(start), x(end), "open" if end is None else "done", start, end, "", cause)
+            for start, end, cause in member["turns"]
+        ]
+        for piece in _merged(turns):
             svg.open(
                 "rect",
                 {
-                    "x": left,
+                    "x": piece.left,
                     "y": top + 3,
-                    "width": max(2.0, x(end) - left),
+                    "width": max(2.0, piece.right - piece.left),
                     "height": 14,
                     "fill": "#c7d4f5",
                     "stroke": "#2f5fd0",
-                    "class": "turn open" if end is None else "turn",
+                    "class": "turn open" if piece.state == "open" else "turn",
+                    "data-count": piece.count if piece.count > 1 else None,
                 },
             )
-            on = f" on a message from {cause}" if cause else ""
-            svg.title(f"{name}: turn{on}, {_seconds(start, end)}")
+            svg.title(piece.title(name))
             svg.close("rect")
-        for start, end, tool, ok in member["tools"]:
-            left = x(start)
-            state = "open" if end is None else "ok" if ok else "failed"
+        tools = [
+            _Piece(x(start), x(end), _tool_state(end, ok), start, end, tool)
+            for start, end, tool, ok in member["tools"]
+        ]
+        for piece in _merged(tools):
             svg.open(
                 "rect",
                 {
-                    "x": left,
+                    "x": piece.left,
                     "y": top + 12,
-                    "width": max(2.0, x(end) - left),
+                    "width": max(2.0, piece.right - piece.left),
                     "height": 8,
-                    "fill": _TOOL_COLOURS[state],
-                    "class": f"tool {state}",
-                    "data-tool": tool,
+                    "fill": _TOOL_COLOURS[piece.state],
+                    "class": f"tool {piece.state}",
+                    "data-tool": piece.tool,
+                    "data-count": piece.count if piece.count > 1 else None,
                 },
             )
-            failed = ", failed" if state == "failed" else ""
-            svg.title(f"{name}: tool {tool}, {_seconds(start, end)}{failed}")
+            svg.title(piece.title(name))
             svg.close("rect")
-        for when in member["responses"]:
+        for tick in sorted({round(x(when)) for when in member["responses"]}):  # one a pixel
             svg.add(
                 "line",
                 {
-                    "x1": x(when),
-                    "x2": x(when),
+                    "x1": tick,
+                    "x2": tick,
                     "y1": top + 1,
                     "y2": top + _ROW - 3,
                     "stroke": "#9333ea",

@@ -175,14 +175,23 @@ class _Panel:
         return self.top + self.height * (1 - min(value / self.top_value, 1.0))
 
     def step_line(self, points: list[list[float]], column: int) -> str:
-        """A staircase: a cumulative total only changes when a response arrives."""
+        """A staircase: a cumulative total only changes when a response arrives.
+
+        Responses less than a pixel apart make one step (the total at its top), so a
+        line has at most two corners per pixel however long the log.
+        """
         coords: list[str] = []
         last = 0.0
+        step_x: float | None = None
         for point in points:
-            x = fmt(self.x(point[0]))
-            coords.append(f"{x},{fmt(self.y(last))}")
-            last = point[column]
-            coords.append(f"{x},{fmt(self.y(last))}")
+            x, value = self.x(point[0]), point[column]
+            if step_x is not None and x - step_x < 1.0:
+                coords[-1] = f"{fmt(step_x)},{fmt(self.y(value))}"
+            else:
+                step_x = x
+                coords.append(f"{fmt(x)},{fmt(self.y(last))}")
+                coords.append(f"{fmt(x)},{fmt(self.y(value))}")
+            last = value
         coords.append(f"{fmt(self.x(self.duration))},{fmt(self.y(last))}")
         return " ".join(coords)
 
