@@ -401,3 +401,29 @@ def test_hostile_member_and_tool_names_are_text_in_every_picture(name: Any) -> N
     assert "@A\ufffdB\ufffdC&amp;" in shown
     members = {e.get("data-member") for e in root.iter() if e.get("data-member")}
     assert HOSTILE[1] in members
+
+
+def test_a_long_log_draws_bars_and_steps_less_than_a_pixel_apart_as_one() -> None:
+    log = TeamLog()
+    human = log.member("@Human", human=True)
+    manager = log.member("@Manager")
+    for _ in range(2_000):
+        asked = log.send(human, manager, "again")
+        log.received(manager, asked)
+        log.usage(manager, 10, 10)
+        log.processed(manager, asked)
+    log.tick(400)  # the last turn, long after: a bar of its own
+    asked = log.send(human, manager, "later")
+    log.received(manager, asked)
+    log.processed(manager, asked)
+    scan = scan_log(log.messages)
+    row = _by(_find(_svg(timeline_svg(timeline_data(scan))), "g", "row"), "data-member")
+    bars = _find(row["@Manager"], "rect", "turn")
+    assert [b.get("data-count") for b in bars] == ["2000", None]
+    assert _title(bars[0]).startswith("@Manager: 2000 turns, ")
+    assert len(_find(row["@Manager"], "line", "response")) < 100
+    [tokens, _usd] = _find(_svg(usage_svg(usage_data(scan))), "polyline")[:2]
+    corners = (tokens.get("points") or "").split()
+    # 2,000 responses over the first sixth of the time axis (about 92 of its 554
+    # pixels): two corners a pixel at most, not two a response.
+    assert 100 < len(corners) <= 2 * 100
