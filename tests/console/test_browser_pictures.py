@@ -5,10 +5,13 @@ hires a researcher by naming its role, and answers the human with what it found.
 The page, opened before any of that, draws the hire in the graph as it happens
 (the stream, not a reload), the usage chart per member and the timeline's turns
 and tool calls. A stored team whose members have hostile names shows them as text.
+
+``AKGENTIC_CONSOLE_SCREENSHOTS=1`` saves the pictures as ``docs/console-pictures.png``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ from akgentic.team.card_yaml import dump_yaml
 from akgentic.testing.console import ServeProcess
 from akgentic.testing.scripted import last_received
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 WAIT_MS = 60_000
 GRAPH = '[data-testid="picture-graph"]'
 USAGE = '[data-testid="picture-usage"]'
@@ -146,6 +150,10 @@ def test_the_pictures_draw_a_team_live_and_a_hire_as_it_happens(
         _count(page, f'{TIMELINE} g.row[data-member="{researcher}"] rect.turn').to_have_count(1)
         _count(page, f'{TIMELINE} rect.tool[data-tool="update_planning"]').to_have_count(1)
         assert page.evaluate("window.__samePage") is True
+        if os.environ.get("AKGENTIC_CONSOLE_SCREENSHOTS"):
+            pictures = page.get_by_test_id("pictures")
+            pictures.scroll_into_view_if_needed()
+            pictures.screenshot(path=str(DOCS / "console-pictures.png"))
         page.close()
     assert errors == []
 

@@ -322,8 +322,9 @@ def usage_svg(data: dict[str, Any]) -> str:
         {"x": _LEFT, "y": 14, "font-size": 11, "fill": "#1d2330", "class": "spent"},
         f"team: {_tokens(team['total_tokens'])} tokens · {_usd(team['usd'])}",
     )
-    _frame(svg, tokens, "tokens", _tokens(tokens.top_value))
-    _frame(svg, usd, "USD", _usd(usd.top_value))
+    # An empty panel keeps a scale of 1 to draw on, but says 0 rather than a made-up top.
+    _frame(svg, tokens, "tokens", _tokens(top_tokens) if top_tokens > 0 else "0")
+    _frame(svg, usd, "USD", _usd(top_usd) if top_usd > 0 else "$0")
     for index, member in enumerate(drawn):
         colour = PALETTE[index % len(PALETTE)]
         title = (
