@@ -6,6 +6,8 @@
 - :mod:`akgentic.console.views` turns stored and live messages into JSON rows, the
   roster and the pending questions for the human;
 - :mod:`akgentic.console.panes` gathers the tool panes (hook ``akgentic_console_panes``);
+- :mod:`akgentic.console.pictures` draws a team's graph, usage chart and timeline as
+  SVG from its log;
 - :mod:`akgentic.console.web_routes` mounts the routes plugins serve beside the
   console (hook ``akgentic_web_routes``), behind the same checks;
 - :mod:`akgentic.console.security` holds the token and request checks.

@@ -25,6 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from akgentic.console.hub import StreamClient
+from akgentic.console.pictures import PictureName
 from akgentic.console.security import AccessGuard
 from akgentic.console.service import ConflictError, ConsoleService, InputError, MissingError
 from akgentic.console.web_routes import mount_web_routes
@@ -272,6 +273,23 @@ def create_app(
         """One item of an openable pane (e.g. a workspace file), as blocks."""
         found: dict[str, Any] = await run(service.pane_item, team_id, name, key)
         return found
+
+    @app.get("/api/teams/{team_id}/pictures", tags=["team page"])
+    async def pictures(team_id: UUID) -> dict[str, Any]:
+        """The team's graph, usage chart and timeline, each an SVG document from its log."""
+        found: dict[str, Any] = await run(service.pictures, team_id)
+        return found
+
+    @app.get(
+        "/api/teams/{team_id}/pictures/{name}.svg",
+        tags=["team page"],
+        response_class=Response,
+        responses={200: {"content": {"image/svg+xml": {}}}},
+    )
+    async def picture(team_id: UUID, name: PictureName) -> Response:
+        """One picture of the team (``graph``, ``usage`` or ``timeline``) as SVG."""
+        svg: str = await run(service.picture, team_id, name)
+        return Response(svg, media_type="image/svg+xml")
 
     @app.get(
         "/api/teams/{team_id}/stream",

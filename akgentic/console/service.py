@@ -8,6 +8,7 @@ so the API runs them off the event loop.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -18,14 +19,25 @@ from uuid import UUID
 
 from akgentic.console.hub import ConsoleHub
 from akgentic.console.panes import team_panes
+from akgentic.console.pictures import (
+    BudgetSource,
+    ChartBudget,
+    PictureName,
+    card_budget,
+    chart_budget,
+    team_pictures,
+)
 from akgentic.console.views import event_row, pending_questions, roster
 
 if TYPE_CHECKING:
+    from akgentic.core.messages.message import Message
     from akgentic.team.manager import TeamManager
     from akgentic.team.models import PersistedEvent, Process
     from akgentic.team.runtime import TeamRuntime
 
 __all__ = ["ConflictError", "ConsoleService", "InputError", "MissingError"]
+
+logger = logging.getLogger(__name__)
 
 _EXAMPLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.ya?ml$")
 #: Teams whose decoded history is kept in memory (the ones being looked at).
@@ -173,7 +185,13 @@ class ConsoleService:
         self.allow_host_processes = allow_host_processes
         self.hub = hub
         self.examples_dir = examples_dir.resolve() if examples_dir is not None else None
+        #: The budget seam of the usage chart: the team's record and log -> its limits
+        #: (``{"usd": ..., "total_tokens": ...}``) or None. The team-wide budget sets its own.
+        self.budget_of: BudgetSource = card_budget
         self._history = _History()
+        self._pictures_lock = threading.Lock()
+        #: team id -> ((top sequence, budget), the pictures drawn for it)
+        self._pictures: OrderedDict[UUID, tuple[tuple[int, str], dict[str, Any]]] = OrderedDict()
 
     # -- helpers ----------------------------------------------------------------
     def _process(self, team_id: UUID) -> Process:
@@ -301,6 +319,8 @@ class ConsoleService:
             raise InputError("deleting a team needs confirm=<the team's id>")
         self.manager.delete_team(team_id)
         self._history.forget(team_id)
+        with self._pictures_lock:
+            self._pictures.pop(team_id, None)
         return {"team_id": str(team_id), "deleted": True}
 
     # -- the team page ------------------------------------------------------------
@@ -513,3 +533,40 @@ class ConsoleService:
         if blocks is None:
             raise MissingError(f"team {team_id} has no pane {name!r} that opens items")
         return {"pane": name, "key": key, "blocks": blocks}
+
+    # -- pictures ---------------------------------------------------------------------
+    def _budget(self, process: Process, messages: list[Message]) -> ChartBudget | None:
+        try:
+            return chart_budget(self.budget_of(process, messages))
+        except Exception as exc:  # a broken budget source costs the line, never the chart
+            logger.warning("budget of team %s unavailable: %s", process.team_id, exc)
+            return None
+
+    def pictures(self, team_id: UUID) -> dict[str, Any]:
+        """The team's graph, usage chart and timeline, as SVG documents computed from its log.
+
+        Drawn again only when the log grew or the budget changed: every page open on
+        a team asks after each burst of its stream, and they share one drawing.
+        """
+        process = self._process(team_id)
+        self._flush(team_id)
+        events, _rows = self._history.get(self.manager, team_id)
+        messages = [e.event for e in events]
+        budget = self._budget(process, messages)
+        key = (events[-1].sequence if events else 0, repr(budget))
+        with self._pictures_lock:
+            cached = self._pictures.get(team_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        drawn = team_pictures(messages, budget)
+        with self._pictures_lock:
+            self._pictures[team_id] = (key, drawn)
+            self._pictures.move_to_end(team_id)
+            while len(self._pictures) > _CACHED_TEAMS:
+                self._pictures.popitem(last=False)
+        return drawn
+
+    def picture(self, team_id: UUID, name: PictureName) -> str:
+        """One of the team's pictures (``graph``, ``usage``, ``timeline``) as an SVG document."""
+        svg: str = self.pictures(team_id)[name]["svg"]
+        return svg

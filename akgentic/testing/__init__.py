@@ -22,7 +22,9 @@ would later free with a ``ResourceWarning`` in an unrelated test.
 ``wait_until(predicate, timeout)`` and ``poll_until`` (:mod:`akgentic.testing.waiting`)
 are the bounded waits on a condition every test here uses instead of sleeping.
 ``entry_echo_team_yaml`` and ``human_worker_team_yaml`` (:mod:`akgentic.testing.cards`)
-write the small team cards many tests put in a card file.
+write the small team cards many tests put in a card file. ``TeamLog``
+(:mod:`akgentic.testing.team_log`) writes a team's log by hand, message by message,
+for tests and benchmarks of what is computed from a log (the console's pictures).
 
 Contract kits for each plugin kind live in this package too and are imported
 lazily, so loading the pytest plugin stays cheap. An implementation subclasses its

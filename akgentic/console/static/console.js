@@ -182,6 +182,17 @@ class TeamPage {
     this.detail = el("pre", { class: "detail", "data-testid": "event-json" });
     this.filterType = el("input", { placeholder: "type", "data-testid": "inspect-type" });
     this.filterMember = el("input", { placeholder: "member", "data-testid": "inspect-member" });
+    this.figures = {};
+    const figure = (name, caption) => {
+      const body = el("div", { class: "picture-body", "data-testid": "picture-" + name });
+      this.figures[name] = body;
+      return el("figure", { class: "picture-box", "data-picture": name }, el("figcaption", { text: caption }), body);
+    };
+    this.pictures = el("section", { class: "pictures", "data-testid": "pictures" },
+      figure("graph", "Who talks to whom"),
+      figure("usage", "Tokens and cost over time"),
+      figure("timeline", "Turns and tool calls"));
+    this.pictureTicket = 0;
     const form = el("form", { class: "send", on: { submit: (e) => { e.preventDefault(); this.send(); } } },
       this.input, this.completions, el("button", { type: "submit", text: "send", "data-testid": "send" }));
     root.append(
@@ -193,6 +204,7 @@ class TeamPage {
           el("h2", { text: "Members" }),
           el("table", {}, el("thead", {}, el("tr", {}, ...["member", "role", "model", "state", "tokens in/out"].map((h) => el("th", { text: h })))), this.roster),
           el("h2", {}, "Tools ", button("refresh", attempt(() => this.loadPanes()), "panes-refresh")), this.panes)),
+      el("h2", { text: "Pictures" }), this.pictures,
       el("section", { class: "inspect" },
         el("h2", { text: "Event inspector" }),
         el("div", { class: "toolbar" }, this.filterType, this.filterMember, button("inspect", attempt(() => this.loadInspector()), "inspect")),
@@ -208,6 +220,7 @@ class TeamPage {
       await this.loadHistory();
       await this.refreshSide();
       await this.loadPanes();
+      await this.loadPictures();
     })();
   }
 
@@ -218,8 +231,9 @@ class TeamPage {
     this.stream.onmessage = (event) => {
       if (this.closed()) { this.stream.close(); return; }
       const row = JSON.parse(event.data);
-      if (row.kind === "status") { this.loadHeader(); this.scheduleSide(); return; }
-      if (row.kind === "reset") { this.conversation.replaceChildren(); this.seen.clear(); this.loadHistory(); return; }
+      if (row.kind === "status") { this.loadHeader(); this.scheduleSide(); this.schedulePictures(); return; }
+      if (row.kind === "reset") { this.conversation.replaceChildren(); this.seen.clear(); this.loadHistory(); this.schedulePictures(); return; }
+      if (row.kind === "message" || PICTURED.has(row.type) || PICTURED.has(row.message_type)) this.schedulePictures();
       this.addInspected(row, false);
       if (row.message_type === "ToolStateEvent" || row.message_type === "WorkspaceAttached") this.schedulePanes();
       if (row.kind === "message") { this.addMessage(row, false); this.scheduleSide(); }
@@ -232,6 +246,22 @@ class TeamPage {
   schedulePanes() {
     if (this.paneTimer) return;
     this.paneTimer = setTimeout(() => { this.paneTimer = null; if (!this.closed()) attempt(() => this.loadPanes())(); }, 500);
+  }
+
+  // Something a picture shows happened (a hire, a message, a turn, a tool call, a
+  // model response): redraw the pictures once the burst settles.
+  schedulePictures() {
+    if (this.pictureTimer) return;
+    this.pictureTimer = setTimeout(() => { this.pictureTimer = null; if (!this.closed()) attempt(() => this.loadPictures())(); }, 400);
+  }
+
+  async loadPictures() {
+    const ticket = ++this.pictureTicket;
+    const found = await api("GET", `/api/teams/${this.id}/pictures`);
+    if (this.closed() || ticket !== this.pictureTicket) return; // a newer drawing is on its way
+    for (const [name, body] of Object.entries(this.figures)) {
+      body.replaceChildren(found[name] ? importPicture(found[name].svg) : el("p", { class: "quiet", text: "unavailable" }));
+    }
   }
 
   scheduleSide() {
@@ -479,6 +509,42 @@ function renderGraph(block) {
     count.textContent = needle ? `${hits} match${hits === 1 ? "" : "es"}` : "";
   });
   return el("div", { class: "graph-box" }, el("div", { class: "toolbar" }, search, count), drawing);
+}
+
+// ------------------------------------------------------------------ pictures
+
+// Stream rows after which the pictures may have changed (besides messages).
+const PICTURED = new Set(["StartMessage", "StopMessage", "ReceivedMessage", "ProcessedMessage",
+  "LlmUsageEvent", "ToolCallEvent", "ToolReturnEvent"]);
+const PICTURE_TAGS = new Set(["svg", "g", "line", "polyline", "rect", "circle", "text", "title"]);
+const PICTURE_ATTRS = new Set(["viewBox", "width", "height", "x", "y", "x1", "y1", "x2", "y2",
+  "cx", "cy", "r", "points", "class", "fill", "stroke", "stroke-width", "stroke-dasharray",
+  "stroke-linecap", "text-anchor", "font-size", "role", "aria-label"]);
+
+// The server builds the pictures as SVG with every label escaped. The page still
+// never inserts that markup: it parses it as XML and copies only known elements,
+// known attributes and text, so a label can only ever be text.
+function importPicture(markup) {
+  const parsed = new DOMParser().parseFromString(markup, "image/svg+xml");
+  const root = parsed.documentElement;
+  if (root.namespaceURI !== SVG || root.localName !== "svg" || parsed.getElementsByTagName("parsererror").length) {
+    return el("p", { class: "error", text: "this picture could not be read" });
+  }
+  return copyPicture(root);
+}
+
+function copyPicture(node) {
+  const copy = document.createElementNS(SVG, node.localName);
+  for (const attr of node.attributes) {
+    if (PICTURE_ATTRS.has(attr.name) || /^data-[a-z-]+$/.test(attr.name)) copy.setAttribute(attr.name, attr.value);
+  }
+  for (const child of node.childNodes) {
+    if (child.nodeType === Node.TEXT_NODE) copy.append(document.createTextNode(child.data));
+    else if (child.nodeType === Node.ELEMENT_NODE && child.namespaceURI === SVG && PICTURE_TAGS.has(child.localName)) {
+      copy.append(copyPicture(child));
+    }
+  }
+  return copy;
 }
 
 // ------------------------------------------------------------------ routing
