@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from akgentic.agent.messages import (
         AgentMessage,
     )
+    from akgentic.agent.team_budget import (
+        record_charge,
+        team_budget_of,
+    )
     from akgentic.cluster.client import (
         Ack,
         ClusterError,
@@ -89,6 +93,13 @@ if TYPE_CHECKING:
     from akgentic.core.utils.serializer import (
         SerializableBaseModel,
         serialize_base_model,
+    )
+    from akgentic.llm.budget_events import (
+        BudgetCharged,
+    )
+    from akgentic.llm.team_budget import (
+        BudgetLimits,
+        TeamBudget,
     )
     from akgentic.plugins import (
         hookimpl,
@@ -339,6 +350,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "akgentic.cluster.host": ("TeamHost",),
     "akgentic.agent.messages": ("AgentMessage",),
+    "akgentic.agent.team_budget": (
+        "record_charge",
+        "team_budget_of",
+    ),
+    "akgentic.llm.budget_events": ("BudgetCharged",),
+    "akgentic.llm.team_budget": (
+        "BudgetLimits",
+        "TeamBudget",
+    ),
     "akgentic.console.panes": (
         "PaneSource",
         "replay_tool_state",
@@ -738,6 +758,11 @@ __all__ = [
     "unavailable_sentence",
     "validate_command",
     "writer_team",
+    "BudgetCharged",
+    "BudgetLimits",
+    "TeamBudget",
+    "record_charge",
+    "team_budget_of",
 ]
 
 __getattr__, __dir__ = lazy_exports(

@@ -1,6 +1,6 @@
 """Observability bench: exporting a 10,000-event stored log as OpenTelemetry spans.
 
-    python bench/observe.py [--events 10000] [--repeat 3]
+    python bench/observe.py [--events 10000] [--repeat 3] [--budget-requests 20000]
 
 Writes a synthetic team log of ``--events`` stored events to a SQLite store (real
 kernel messages, shaped as a real run records them: the human asks the manager, who
@@ -14,9 +14,17 @@ JSON object:
   ``--events``, the key still names 10,000 and ``events`` says what was measured);
 - ``spans``, ``events``, ``map_s`` (reading and mapping alone), ``repeat``.
 
-Target (issue #30): ``trace_export_s_10000`` <= 2 s. The other figures of the issue
-(``otel_overhead_pct``, ``budget_check_us``, ``console_graph_ms_1000_members``) belong
-to parts not built yet.
+``budget_check_us`` is the team budget's own cost per model request, in microseconds:
+what a member's :class:`~akgentic.agent.budget_guard.BudgetGuard` does around one
+request (the check before it, and charging the response after it: building the
+``BudgetCharged`` event, counting it under the budget's lock, handing the event on),
+averaged over ``--budget-requests`` requests, best of ``--repeat``. Handing the event on
+goes to a list here; posting it to the orchestrator costs what any other LLM event costs
+(``bench/agent_turn.py`` measures that path).
+
+Targets (issue #30): ``trace_export_s_10000`` <= 2 s; ``budget_check_us`` <= 50 us. The
+other figures of the issue (``otel_overhead_pct``, ``console_graph_ms_1000_members``)
+belong to parts not built yet.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from akgentic_otel.export import export_otlp, team_resource
 from akgentic_otel.mapping import trace_log
 from akgentic_otel.testing import OTLPReceiver
 
-KEYS = ("trace_export_s_10000", "spans", "events", "map_s", "repeat")
+KEYS = ("trace_export_s_10000", "spans", "events", "map_s", "repeat", "budget_check_us")
 
 
 def _address(name: str, role: str, team_id: UUID, *, human: bool = False) -> Any:
@@ -219,11 +227,65 @@ def _export_once(url: str, team_id: UUID, receiver: OTLPReceiver) -> tuple[float
     return time.perf_counter() - started, mapped - started, sent
 
 
+class _Member:
+    """The little of an agent a BudgetGuard touches while charging: a name and the log."""
+
+    name = "@Worker"
+
+    def __init__(self) -> None:
+        from akgentic.core.agent_config import BaseConfig
+
+        self.config = BaseConfig(name=self.name, role="Worker")
+        self.events: list[object] = []
+
+    def notify_event(self, event: object) -> None:
+        self.events.append(event)
+
+
+def budget_check_us(requests: int, repeat: int) -> float:
+    """Microseconds the team budget costs one model request (best of ``repeat``)."""
+    import asyncio
+    from typing import cast
+
+    from akgentic.agent.budget_guard import BudgetGuard
+    from akgentic.llm.events import LlmUsageEvent
+    from akgentic.llm.run_hooks import RunView
+    from akgentic.llm.team_budget import BudgetLimits, TeamBudget
+
+    usage = LlmUsageEvent(
+        run_id="run", model_name="gpt-4.1-mini", provider_name="openai",
+        input_tokens=1200, output_tokens=150, estimated_cost_usd=0.0007,
+    )
+    view = cast(RunView, None)  # the hook reads it only to add a note or to wait
+
+    async def rounds(guard: BudgetGuard) -> float:
+        started = time.perf_counter()
+        for _ in range(requests):
+            await guard.before_model_request(view)
+            guard.notify_event(usage)
+        return time.perf_counter() - started
+
+    best = float("inf")
+    loop = asyncio.new_event_loop()
+    try:
+        for _ in range(max(repeat, 1)):
+            member = _Member()
+            limits = BudgetLimits(requests=10 * requests, usd=1e6, tool_calls=10 * requests)
+            guard = BudgetGuard(cast(Any, member), TeamBudget(limits, lead="@Lead"))
+            elapsed = loop.run_until_complete(rounds(guard))
+            assert len(member.events) == requests  # one BudgetCharged per request
+            best = min(best, elapsed)
+    finally:
+        loop.close()
+    return best / requests * 1e6
+
+
 def main() -> None:
     """Run the bench and print its JSON object."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--budget-requests", type=int, default=20_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, OTLPReceiver() as receiver:
         url, team_id = _store(Path(tmp), args.events)
@@ -235,6 +297,7 @@ def main() -> None:
         "events": args.events,
         "map_s": round(best[1], 3),
         "repeat": len(runs),
+        "budget_check_us": round(budget_check_us(args.budget_requests, args.repeat), 2),
     }
     assert tuple(result) == KEYS
     print(json.dumps(result))
