@@ -253,8 +253,12 @@ def budget_check_us(requests: int, repeat: int) -> float:
     from akgentic.llm.team_budget import BudgetLimits, TeamBudget
 
     usage = LlmUsageEvent(
-        run_id="run", model_name="gpt-4.1-mini", provider_name="openai",
-        input_tokens=1200, output_tokens=150, estimated_cost_usd=0.0007,
+        run_id="run",
+        model_name="gpt-4.1-mini",
+        provider_name="openai",
+        input_tokens=1200,
+        output_tokens=150,
+        estimated_cost_usd=0.0007,
     )
     view = cast(RunView, None)  # the hook reads it only to add a note or to wait
 

@@ -93,8 +93,8 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         """Build tools, the ReactAgent and the command registry; announce the commands."""
         from pydantic_ai import ModelRetry
 
-        from akgentic.agent.hooks import MailboxHook, RecipientCheckHook
         from akgentic.agent.budget_guard import BudgetGuard
+        from akgentic.agent.hooks import MailboxHook, RecipientCheckHook
         from akgentic.llm.agent import ReactAgent
 
         if self.orchestrator is None:
@@ -168,7 +168,11 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
             react.cancel_run()
         guard = self._budget_guard
         content = getattr(message, "content", None)
-        if guard is not None and isinstance(content, str) and content.lstrip().startswith("/budget"):
+        if (
+            guard is not None
+            and isinstance(content, str)
+            and content.lstrip().startswith("/budget")
+        ):
             guard.wake()  # a run waiting for a raise takes the line now
 
     def on_stop(self) -> None:

@@ -131,7 +131,9 @@ class BudgetGuard(RunHook):
         if human is None:
             logger.warning("%s: the team budget ran out and there is no human to ask", agent.name)
         else:
-            asked = agent.send(human, AgentMessage(content=budget_question(exhausted), type="request"))
+            asked = agent.send(
+                human, AgentMessage(content=budget_question(exhausted), type="request")
+            )
             question_id = str(asked.id)
         budget.asked(question_id)
         agent.notify_event(
@@ -190,5 +192,3 @@ class BudgetGuard(RunHook):
             note = record_charge(self._agent, budget, charge)
             if note is not None:  # this agent is the lead: it reads it with its next request
                 self._note = note
-
-

@@ -136,9 +136,7 @@ def budget_command(agent: BaseAgent, text: str, sender: ActorAddress | None) -> 
     return "The budget was changed.\n" + budget.report()
 
 
-def record_charge(
-    actor: Akgent[Any, Any], budget: TeamBudget, charge: BudgetCharged
-) -> str | None:
+def record_charge(actor: Akgent[Any, Any], budget: TeamBudget, charge: BudgetCharged) -> str | None:
     """Charge ``budget``, record the charge in the log, and warn once at ``warn_at``.
 
     What a member that is not a ``BaseAgent`` (a remote A2A member) calls after each

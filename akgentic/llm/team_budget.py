@@ -23,6 +23,7 @@ This module imports neither pydantic-ai nor the actor runtime.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import threading
 from collections.abc import Iterable, Mapping
@@ -454,10 +455,8 @@ class TeamBudget:
             self._generation += 1
             waiters, self._waiters = self._waiters, []
         for waiter in waiters:
-            try:
+            with contextlib.suppress(RuntimeError):  # that loop is closed: its run is gone
                 waiter.loop.call_soon_threadsafe(_resolve, waiter.future)
-            except RuntimeError:  # that loop is closed: its run is gone
-                pass
 
     async def wait(self, seen: int, timeout: float) -> None:
         """Return when :attr:`generation` moved past ``seen``, or after ``timeout`` s."""

@@ -28,13 +28,13 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from akgentic.core.agent_card import AgentCard
 from akgentic.core.messages.message import Message
-from akgentic.llm.team_budget import BudgetLimits
 from akgentic.core.utils.serializer import (
     MODEL_KEY,
     SerializableBaseModel,
     class_path,
     deserialize_object,
 )
+from akgentic.llm.team_budget import BudgetLimits
 from akgentic.team.card_tree import Location, TreeNode, tree_problems
 from akgentic.team.errors import TeamCardError
 from akgentic.team.resolve import (

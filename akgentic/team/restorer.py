@@ -10,8 +10,9 @@ Three phases, in this order:
    recreated with its original id and config, then every agent with its
    original id, class and config, under its original parent (the orchestrator
    when that parent is not alive). The team budget (when the card has one) is
-   rebuilt from the log's budget events before any agent starts. Each agent then gets its state snapshot
-   (``init_state``) and its own ``EventMessage`` history (``init_llm_context``);
+   rebuilt from the log's budget events before any agent starts. Each agent then
+   gets its state snapshot (``init_state``) and its own ``EventMessage`` history
+   (``init_llm_context``);
    the role catalog is registered again; the subscribers are attached last.
 3. **Replay** the log into the orchestrator (``restore_message``), with the
    snapshot addresses of live agents replaced by their new live addresses.

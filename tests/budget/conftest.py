@@ -110,7 +110,7 @@ def card_yaml(server: ScriptedLLMServer, budget: str, hammers: int = 0) -> str:
             f"base_url: '{server.base_url}', api_key: scripted}}\n" + extra
         )
 
-    lead_extra = '      command_senders: ["@Worker"]\n'
+    lead_extra = '        command_senders: ["@Worker"]\n'
     hammer = (
         f"  - headcount: {hammers}\n    card:\n"
         + card("@Hammer", "Hammer", WORKER_MODEL, indent="      ")
@@ -181,7 +181,7 @@ class BudgetTeam:
         self.recorder = Recorder()
         self.system = ActorSystem()
         self.store = open_event_store(self.store_url)
-        self.manager = TeamManager(self.system, self.store, subscribers=[self.recorder])  # type: ignore[list-item]
+        self.manager = TeamManager(self.system, self.store, subscribers=[self.recorder])
         if card is not None:
             self.runtime = self.manager.create_team(TeamCard.from_yaml(card))
         else:

@@ -123,7 +123,11 @@ def test_team_usage_prints_per_member_model_and_run_with_the_budget(
         assert needle in text.stdout
 
     unknown = cli(
-        "team", "usage", "00000000-0000-0000-0000-000000000000", "--store", team.store_url,
+        "team",
+        "usage",
+        "00000000-0000-0000-0000-000000000000",
+        "--store",
+        team.store_url,
         cwd=tmp_path,
     )
     assert unknown.returncode == 1

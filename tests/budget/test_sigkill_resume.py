@@ -73,7 +73,9 @@ def _asked_then_killed(store: str, card: Path) -> tuple[UUID, str]:
 
 
 def test_the_budget_survives_a_sigkill_and_a_resume(
-    budget_card: Callable[..., str], make_team: Callable[..., Any], tmp_path: Path,
+    budget_card: Callable[..., str],
+    make_team: Callable[..., Any],
+    tmp_path: Path,
     llm: ScriptedLLMServer,
 ) -> None:
     store = f"sqlite:///{tmp_path}/akgentic.db"

@@ -223,5 +223,7 @@ def test_the_budget_is_rebuilt_from_the_log_on_resume(
     assert [q["id"] for q in pending_questions(list(enumerate(stored)))] == [question["id"]]
     team.type_line("/budget raise requests=10")
     team.wait(lambda: rebuilt.blocked is None)
-    exhausted = [m.event for m in team.stored() if isinstance(getattr(m, "event", None), BudgetExhausted)]
+    exhausted = [
+        m.event for m in team.stored() if isinstance(getattr(m, "event", None), BudgetExhausted)
+    ]
     assert len(exhausted) == 1

@@ -9,7 +9,6 @@ import pytest
 from pydantic import ValidationError
 
 from akgentic.llm.budget_events import (
-    BudgetChanged,
     BudgetCharged,
     BudgetExhausted,
     BudgetStopped,

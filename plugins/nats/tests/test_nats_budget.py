@@ -147,15 +147,15 @@ def test_a_team_budget_holds_across_a_failover(
         client.send(team_id, "/budget raise requests=10", key="raise", timeout=TIMEOUT)
         wait_until(lambda: _events(_log(log_store, team_id), BudgetChanged), timeout=TIMEOUT)
         client.send(team_id, "ping", key="ping-4", timeout=TIMEOUT)
-        wait_until(
-            lambda: _to_human(_log(log_store, team_id)).count("pong") >= 4, timeout=TIMEOUT
-        )
+        wait_until(lambda: _to_human(_log(log_store, team_id)).count("pong") >= 4, timeout=TIMEOUT)
         log = _log(log_store, team_id)
         assert len(_events(log, BudgetExhausted)) == 1, "asked again after the failover"
         assert len(_events(log, BudgetWarned)) == 1
         wait_until(
-            lambda: sum(c.requests for c in _events(_log(log_store, team_id), BudgetCharged))
-            == llm.served,
+            lambda: (
+                sum(c.requests for c in _events(_log(log_store, team_id), BudgetCharged))
+                == llm.served
+            ),
             timeout=TIMEOUT,
         )
         assert pending_questions(list(enumerate(_log(log_store, team_id)))) == []
