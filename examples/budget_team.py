@@ -68,7 +68,9 @@ def main(store_url: str) -> None:
             runtime.send_to("@Manager", "find facts about octopuses")
             if not watcher.asked.wait(TIMEOUT):
                 raise SystemExit("the budget question was never asked")
-            manager.get_persistence(runtime.id).flush(TIMEOUT)
+            persistence = manager.get_persistence(runtime.id)
+            if persistence is not None:  # managed teams have one: flush what is queued
+                persistence.flush(TIMEOUT)
             log = [e.event for e in store.load_events(runtime.id)]
             questions = pending_questions(list(enumerate(log)))
             print(f"open questions: {len(questions)}")

@@ -42,7 +42,7 @@ def _out(*requests: tuple[str, str, str]) -> ScriptStep:
     from akgentic.agent.output_models import Request, StructuredOutput
     from akgentic.llm.scripted_server import structured
 
-    messages = [Request(recipient=r, message_type=t, message=m) for r, t, m in requests]  # type: ignore[arg-type]
+    messages = [Request(recipient=r, message_type=t, message=m) for r, t, m in requests]
     return structured(StructuredOutput(messages=messages), usage=USAGE)
 
 
@@ -244,6 +244,7 @@ class BudgetTeam:
 
     def said(self, to: str) -> list[tuple[str, str, str]]:
         """``(sender, intent, content)`` of every AgentMessage sent to ``to``."""
+        from akgentic.agent.messages import AgentMessage
         from akgentic.core.messages.orchestrator import SentMessage
 
         return [
@@ -251,7 +252,7 @@ class BudgetTeam:
             for m in self.recorder.messages()
             if isinstance(m, SentMessage)
             and m.recipient.name == to
-            and hasattr(m.message, "content")
+            and isinstance(m.message, AgentMessage)
         ]
 
     def questions(self) -> list[dict[str, Any]]:
@@ -261,7 +262,9 @@ class BudgetTeam:
 
     def stored(self) -> list[Any]:
         """The team's stored log, once what is queued is written."""
-        self.manager.get_persistence(self.runtime.id).flush(TIMEOUT)
+        persistence = self.manager.get_persistence(self.runtime.id)
+        assert persistence is not None
+        persistence.flush(TIMEOUT)
         return [e.event for e in self.store.load_events(self.runtime.id)]
 
     def wait(self, predicate: Callable[[], object], timeout: float = TIMEOUT) -> None:

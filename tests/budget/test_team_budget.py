@@ -23,6 +23,11 @@ Team = Any
 MakeTeam = Callable[..., Any]
 
 
+def blocked(budget: TeamBudget) -> str | None:
+    """``budget.blocked`` read afresh (mypy would keep an earlier narrowing of it)."""
+    return budget.blocked
+
+
 def _human_got(team: Team, needle: str) -> list[str]:
     return [content for _s, _t, content in team.said("@Human") if needle in content]
 
@@ -42,13 +47,13 @@ def test_a_team_that_runs_out_asks_the_human_waits_and_goes_on_after_a_raise(
     assert exhausted.limit == "requests"
     assert llm.served == 2
     budget: TeamBudget = team.budget()
-    assert budget.blocked == "requests"
+    assert blocked(budget) == "requests"
     assert not _human_got(team, "all done")
 
     # The console's answer to the question raises the budget: @Lead goes on where it was.
     team.answer(question["id"], "/budget raise requests=10")
     team.wait(lambda: _human_got(team, "all done: done"))
-    assert budget.blocked is None
+    assert blocked(budget) is None
     [changed] = team.events(BudgetChanged)
     assert changed.requests == 10
     assert changed.by == "@Human"
@@ -115,7 +120,7 @@ def test_stop_ends_the_waiting_turns_and_nothing_starts_until_a_raise(
     team.wait(lambda: team.events(BudgetStopped))
     assert team.runtime.wait_idle(60)
     assert team.questions() == []
-    assert team.budget().blocked == "stopped"
+    assert blocked(team.budget()) == "stopped"
     assert llm.served == 2
     assert _human_got(team, "used up its usage budget")
     # Still stopped: a new message waits for nothing and asks nothing; its turn ends.
@@ -157,7 +162,7 @@ def test_lowering_the_budget_below_what_is_spent_stops_new_work_at_once(
     team.wait(lambda: _human_got(team, "below what the team already spent"))
     [reply] = _human_got(team, "below what the team already spent")
     assert "requests: 2 of 1" in reply
-    assert team.budget().blocked == "requests"
+    assert blocked(team.budget()) == "requests"
     team.say("ping")
     team.wait(lambda: team.questions())
     assert llm.served == 2
@@ -206,7 +211,7 @@ def test_the_budget_is_rebuilt_from_the_log_on_resume(
     after: TeamBudget = team.budget()
     assert after.status() == before
     team.say("ping")
-    team.wait(lambda: team.runtime.wait_idle(1) and after.blocked == "requests")
+    team.wait(lambda: team.runtime.wait_idle(1) and blocked(after) == "requests")
     log = team.stored()
     warned = [m.event for m in log if isinstance(getattr(m, "event", None), BudgetWarned)]
     assert len(warned) == 1, "a resumed team does not warn again"
@@ -216,13 +221,13 @@ def test_the_budget_is_rebuilt_from_the_log_on_resume(
     team.resume()  # waiting for the human, stopped, resumed: the same question is open
     rebuilt: TeamBudget = team.budget()
     assert rebuilt.question == question["id"]
-    assert rebuilt.blocked == "requests"
+    assert blocked(rebuilt) == "requests"
     from akgentic.console.views import pending_questions
 
     stored = team.stored()
     assert [q["id"] for q in pending_questions(list(enumerate(stored)))] == [question["id"]]
     team.type_line("/budget raise requests=10")
-    team.wait(lambda: rebuilt.blocked is None)
+    team.wait(lambda: blocked(rebuilt) is None)
     exhausted = [
         m.event for m in team.stored() if isinstance(getattr(m, "event", None), BudgetExhausted)
     ]

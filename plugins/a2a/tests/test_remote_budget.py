@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from akgentic.testing.waiting import wait_until
 from .conftest import echo_card
 
 pytestmark = pytest.mark.usefixtures("with_a2a")
+
+TOKEN_VAR = "AKGENTIC_TEST_REMOTE_AUTH"
 
 
 def budget_team_card(url: str) -> str:
@@ -38,7 +41,12 @@ def budget_team_card(url: str) -> str:
                     "card": {
                         "agent_class": "akgentic_a2a.RemoteAgent",
                         "description": "An echo team served elsewhere",
-                        "config": {"name": "@Remote", "role": "Echoer", "url": url},
+                        "config": {
+                            "name": "@Remote",
+                            "role": "Echoer",
+                            "url": url,
+                            "headers_env": {"Authorization": TOKEN_VAR},
+                        },
                     }
                 }
             ],
@@ -61,16 +69,23 @@ def to_human(client: httpx.Client, team_id: str) -> list[str]:
     return [r["content"] for r in rows["events"] if r["to_human"]]
 
 
+def echoed(client: httpx.Client, team_id: str, echo: str) -> bool:
+    return echo in to_human(client, team_id)
+
+
 def test_remote_calls_are_charged_and_none_starts_once_the_budget_ran_out(
-    console: tuple[Any, httpx.Client, str], llm: ScriptedLLMServer
+    console: tuple[Any, httpx.Client, str],
+    llm: ScriptedLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server, client, url = console
+    monkeypatch.setenv(TOKEN_VAR, f"Bearer {server.token}")
     created = client.post("/api/teams", json={"card": budget_team_card(url)})
     assert created.status_code == 201, created.text
     team_a = str(created.json()["team_id"])
     for text in ("one", "two"):
         assert client.post(f"/api/teams/{team_a}/messages", json={"text": text}).is_success
-        wait_until(lambda text=text: f"Echo: {text}" in to_human(client, team_a), timeout=60)
+        wait_until(partial(echoed, client, team_a, f"Echo: {text}"), timeout=60)
     served = llm.served
     assert client.post(f"/api/teams/{team_a}/messages", json={"text": "three"}).is_success
     wait_until(

@@ -10,6 +10,7 @@ until a human's ``/budget raise`` lets the team go on.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -104,6 +105,10 @@ def _to_human(log: list[Any]) -> list[str]:
     ]
 
 
+def _pongs_are(store: EventStore, team_id: UUID, count: int) -> bool:
+    return _to_human(_log(store, team_id)).count("pong") == count
+
+
 def test_a_team_budget_holds_across_a_failover(
     cluster_url: str,
     worker_fleet: Fleet,
@@ -116,10 +121,7 @@ def test_a_team_budget_holds_across_a_failover(
         team_id = client.create(card(llm))
         for index in range(3):
             client.send(team_id, "ping", key=f"ping-{index}", timeout=TIMEOUT)
-            wait_until(
-                lambda index=index: _to_human(_log(log_store, team_id)).count("pong") == index + 1,
-                timeout=TIMEOUT,
-            )
+            wait_until(partial(_pongs_are, log_store, team_id, index + 1), timeout=TIMEOUT)
         client.send(team_id, "ping", key="ping-3", timeout=TIMEOUT)
         wait_until(
             lambda: pending_questions(list(enumerate(_log(log_store, team_id)))),
