@@ -32,6 +32,8 @@ from akgentic.testing.scripted import last_received
 from akgentic.testing.waiting import wait_until
 
 LEAD_MODEL = "lead-model"
+#: A model the price table knows: the lead runs it when a test wants real dollars.
+PRICED_MODEL = "gpt-4o-mini"
 WORKER_MODEL = "worker-model"
 HELPER_MODEL = "helper-model"
 USAGE = (100, 10)
@@ -64,7 +66,8 @@ def rules(body: dict[str, Any]) -> ScriptStep:
     messages = body.get("messages") or [{}]
     last = messages[-1]
     latest = _latest(body)
-    hammering = latest is not None and "hammer" in latest[2] and model != LEAD_MODEL
+    lead = model in (LEAD_MODEL, PRICED_MODEL)
+    hammering = latest is not None and "hammer" in latest[2] and not lead
     if last.get("role") == "tool":
         if hammering:
             return delayed(0.02, tool_call("team_activity", {}, usage=USAGE))
@@ -74,7 +77,7 @@ def rules(body: dict[str, Any]) -> ScriptStep:
     intent, sender, content = latest
     if intent == "notification":
         return _out()
-    if model == LEAD_MODEL:
+    if lead:
         if "ping" in content:
             return _out((sender, "response", "pong"))
         if "delegate" in content:
@@ -95,7 +98,9 @@ def rules(body: dict[str, Any]) -> ScriptStep:
     return _out((sender, "response", "done"))
 
 
-def card_yaml(server: ScriptedLLMServer, budget: str, hammers: int = 0) -> str:
+def card_yaml(
+    server: ScriptedLLMServer, budget: str, hammers: int = 0, lead_model: str = LEAD_MODEL
+) -> str:
     """The test team's card, with ``budget`` (YAML lines under ``budget:``)."""
 
     def card(name: str, role: str, model: str, extra: str = "", indent: str = "  ") -> str:
@@ -128,7 +133,7 @@ def card_yaml(server: ScriptedLLMServer, budget: str, hammers: int = 0) -> str:
         '    config: {name: "@Human", role: Human}\n'
         "members:\n"
         "  - card:\n"
-        + card("@Lead", "Lead", LEAD_MODEL, lead_extra, indent="      ")
+        + card("@Lead", "Lead", lead_model, lead_extra, indent="      ")
         + "  - card:\n"
         + card("@Worker", "Worker", WORKER_MODEL, indent="      ")
         + hammer
@@ -294,13 +299,18 @@ def make_team(tmp_path: Path, llm: ScriptedLLMServer) -> Iterator[Callable[..., 
     teams: list[BudgetTeam] = []
 
     def make(
-        budget: str = "", hammers: int = 0, *, store_url: str = "", team_id: UUID | None = None
+        budget: str = "",
+        hammers: int = 0,
+        *,
+        store_url: str = "",
+        team_id: UUID | None = None,
+        lead_model: str = LEAD_MODEL,
     ) -> BudgetTeam:
         if team_id is not None:
             team = BudgetTeam(store_url, None, team_id)
         else:
             url = store_url or f"sqlite:///{tmp_path}/akgentic.db"
-            team = BudgetTeam(url, card_yaml(llm, budget, hammers))
+            team = BudgetTeam(url, card_yaml(llm, budget, hammers, lead_model))
         teams.append(team)
         return team
 

@@ -232,3 +232,27 @@ def test_the_budget_is_rebuilt_from_the_log_on_resume(
         m.event for m in team.stored() if isinstance(getattr(m, "event", None), BudgetExhausted)
     ]
     assert len(exhausted) == 1
+
+
+def test_estimated_dollars_are_charged_from_the_price_table(
+    make_team: MakeTeam, llm: ScriptedLLMServer
+) -> None:
+    from akgentic.llm.events import LlmUsageEvent
+    from akgentic.llm.pricing import estimate_cost
+
+    team = make_team("usd: 0.00005", lead_model="gpt-4o-mini")
+    for count in range(1, 4):
+        team.say("ping")
+        team.wait(lambda count=count: len(_human_got(team, "pong")) == count)
+        assert team.runtime.wait_idle(60)
+    charged = team.events(BudgetCharged)
+    each = estimate_cost("gpt-4o-mini", "openai", 100, 10)
+    assert each > 0
+    assert [c.usd for c in charged] == [e.estimated_cost_usd for e in team.events(LlmUsageEvent)]
+    assert [c.usd for c in charged] == [each] * 3
+    assert blocked(team.budget()) == "usd"  # 3 x $0.000021 > $0.00005
+    team.say("ping")
+    team.wait(lambda: team.questions())
+    [exhausted] = team.events(BudgetExhausted)
+    assert exhausted.limit == "usd"
+    assert llm.served == 3
