@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from akgentic.agent.messages import (
         AgentMessage,
     )
+    from akgentic.agent.team_budget import (
+        record_charge,
+        team_budget_of,
+    )
     from akgentic.cluster.client import (
         Ack,
         ClusterError,
@@ -89,6 +93,13 @@ if TYPE_CHECKING:
     from akgentic.core.utils.serializer import (
         SerializableBaseModel,
         serialize_base_model,
+    )
+    from akgentic.llm.budget_events import (
+        BudgetCharged,
+    )
+    from akgentic.llm.team_budget import (
+        BudgetLimits,
+        TeamBudget,
     )
     from akgentic.plugins import (
         hookimpl,
@@ -339,6 +350,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "akgentic.cluster.host": ("TeamHost",),
     "akgentic.agent.messages": ("AgentMessage",),
+    "akgentic.agent.team_budget": (
+        "record_charge",
+        "team_budget_of",
+    ),
+    "akgentic.llm.budget_events": ("BudgetCharged",),
+    "akgentic.llm.team_budget": (
+        "BudgetLimits",
+        "TeamBudget",
+    ),
     "akgentic.console.panes": (
         "PaneSource",
         "replay_tool_state",
@@ -588,6 +608,8 @@ __all__ = [
     "BaseConfig",
     "BaseState",
     "BaseToolParam",
+    "BudgetCharged",
+    "BudgetLimits",
     "Builder",
     "Capability",
     "CapabilityCard",
@@ -644,6 +666,7 @@ __all__ = [
     "StoreBase",
     "StreamCapture",
     "StreamClient",
+    "TeamBudget",
     "TeamCard",
     "TeamCardError",
     "TeamClaimLostError",
@@ -717,6 +740,7 @@ __all__ = [
     "pending_questions",
     "pump_pipes",
     "ranked_hits",
+    "record_charge",
     "repeated_event",
     "replay_tool_state",
     "resolve_param",
@@ -734,6 +758,7 @@ __all__ = [
     "serialize_base_model",
     "stable_object_id",
     "state_events_after",
+    "team_budget_of",
     "typed_values",
     "unavailable_sentence",
     "validate_command",

@@ -1,6 +1,6 @@
 """Observability bench: exporting a 10,000-event stored log as OpenTelemetry spans.
 
-    python bench/observe.py [--events 10000] [--repeat 3]
+    python bench/observe.py [--events 10000] [--repeat 3] [--budget-requests 20000]
 
 Writes a synthetic team log of ``--events`` stored events to a SQLite store (real
 kernel messages, shaped as a real run records them: the human asks the manager, who
@@ -20,8 +20,16 @@ JSON object:
   members and 1,997 messages, from the decoded log to the SVG document, in
   milliseconds (best of ``--repeat``; see :func:`console_graph_figure`).
 
+- ``budget_check_us``: the team budget's own cost per model request, in microseconds:
+what a member's :class:`~akgentic.agent.budget_guard.BudgetGuard` does around one
+request (the check before it, and charging the response after it: building the
+``BudgetCharged`` event, counting it under the budget's lock, handing the event on),
+averaged over ``--budget-requests`` requests, best of ``--repeat``. Handing the event on
+goes to a list here; posting it to the orchestrator costs what any other LLM event costs
+(``bench/agent_turn.py`` measures that path).
+
 Targets (issue #30): ``trace_export_s_10000`` <= 2 s, ``otel_overhead_pct`` <= 5,
-``console_graph_ms_1000_members`` <= 200 ms.
+``console_graph_ms_1000_members`` <= 200 ms, ``budget_check_us`` <= 50 us.
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ KEYS = (
     "otel_overhead_pairs",
     "otel_spans_exported",
     "console_graph_ms_1000_members",
+    "budget_check_us",
 )
 
 
@@ -280,6 +289,61 @@ def console_graph_figure(repeat: int) -> dict[str, float]:
         times.append(time.perf_counter() - started)
     assert svg.count('class="node ') == 1_000, "every member is drawn"
     return {"console_graph_ms_1000_members": round(min(times) * 1000, 1)}
+class _Member:
+    """The little of an agent a BudgetGuard touches while charging: a name and the log."""
+
+    name = "@Worker"
+
+    def __init__(self) -> None:
+        from akgentic.core.agent_config import BaseConfig
+
+        self.config = BaseConfig(name=self.name, role="Worker")
+        self.events: list[object] = []
+
+    def notify_event(self, event: object) -> None:
+        self.events.append(event)
+
+
+def budget_check_us(requests: int, repeat: int) -> float:
+    """Microseconds the team budget costs one model request (best of ``repeat``)."""
+    import asyncio
+    from typing import cast
+
+    from akgentic.agent.budget_guard import BudgetGuard
+    from akgentic.llm.events import LlmUsageEvent
+    from akgentic.llm.run_hooks import RunView
+    from akgentic.llm.team_budget import BudgetLimits, TeamBudget
+
+    usage = LlmUsageEvent(
+        run_id="run",
+        model_name="gpt-4.1-mini",
+        provider_name="openai",
+        input_tokens=1200,
+        output_tokens=150,
+        estimated_cost_usd=0.0007,
+    )
+    view = cast(RunView, None)  # the hook reads it only to add a note or to wait
+
+    async def rounds(guard: BudgetGuard) -> float:
+        started = time.perf_counter()
+        for _ in range(requests):
+            await guard.before_model_request(view)
+            guard.notify_event(usage)
+        return time.perf_counter() - started
+
+    best = float("inf")
+    loop = asyncio.new_event_loop()
+    try:
+        for _ in range(max(repeat, 1)):
+            member = _Member()
+            limits = BudgetLimits(requests=10 * requests, usd=1e6, tool_calls=10 * requests)
+            guard = BudgetGuard(cast(Any, member), TeamBudget(limits, lead="@Lead"))
+            elapsed = loop.run_until_complete(rounds(guard))
+            assert len(member.events) == requests  # one BudgetCharged per request
+            best = min(best, elapsed)
+    finally:
+        loop.close()
+    return best / requests * 1e6
 
 
 def main() -> None:
@@ -288,6 +352,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--pairs", type=int, default=5, help="otel overhead pairs (0: skip)")
+    parser.add_argument("--budget-requests", type=int, default=20_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, OTLPReceiver() as receiver:
         url, team_id = _store(Path(tmp), args.events)
@@ -301,6 +366,7 @@ def main() -> None:
         "repeat": len(runs),
         **_otel_overhead(args.pairs),
         **console_graph_figure(args.repeat),
+        "budget_check_us": round(budget_check_us(args.budget_requests, args.repeat), 2),
     }
     assert tuple(result) == KEYS
     print(json.dumps(result))

@@ -39,6 +39,7 @@ from akgentic.llm.errors import (
     TurnFailedError,
     UsageLimitError,
 )
+from akgentic.tool.commands import RestOfLine
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.context_update import ContextUpdater
 from akgentic.tool.core.event import CommandsAnnouncedEvent
@@ -49,6 +50,7 @@ from akgentic.tool.model import ModelRow
 from akgentic.tool.team import TeamTool
 
 if TYPE_CHECKING:
+    from akgentic.agent.budget_guard import BudgetGuard
     from akgentic.llm.agent import ReactAgent
     from akgentic.llm.pricing import AgentUsageSummary
     from akgentic.llm.run_hooks import RunHook
@@ -82,6 +84,8 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         self._command_registry: CommandRegistry | None = None
         self._context_updater: ContextUpdater | None = None
         self._unusable_model_key: str | None = None
+        self._budget_guard: BudgetGuard | None = None
+        self._command_sender: ActorAddress | None = None
 
     # ------------------------------------------------------------- lifecycle
 
@@ -89,6 +93,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         """Build tools, the ReactAgent and the command registry; announce the commands."""
         from pydantic_ai import ModelRetry
 
+        from akgentic.agent.budget_guard import BudgetGuard
         from akgentic.agent.hooks import MailboxHook, RecipientCheckHook
         from akgentic.llm.agent import ReactAgent
 
@@ -100,7 +105,12 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         self._tool_factory = factory
         self._context_updater = factory.get_context_updater()
         mailbox = next((c for c in cards if isinstance(c, MailboxTool)), None)
+        guard = BudgetGuard(self)
+        self._budget_guard = guard
         hooks = [
+            # First: a human's /budget line waiting in the inbox is taken before the
+            # mailbox hook would announce it to the model.
+            guard,
             MailboxHook(announce=mailbox is not None and mailbox.signals_enabled),
             RecipientCheckHook(),
             *self.extra_hooks(),
@@ -116,6 +126,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
             hooks=hooks,
         )
         self._react_agent = react
+        react.subscribe_context(guard)  # charges the team budget after each response
 
         def agent_backstory() -> str:
             return self.state.backstory
@@ -128,7 +139,7 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         for prompt in factory.get_system_prompts():
             react.system_prompt(prompt)
         self._command_registry = factory.get_command_registry(
-            extra_commands=[self.compact, self.clear]
+            extra_commands=[self.compact, self.clear, self.budget]
         )
         self.notify_event(
             CommandsAnnouncedEvent(
@@ -155,6 +166,14 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
 
         if is_cancel(self, message):
             react.cancel_run()
+        guard = self._budget_guard
+        content = getattr(message, "content", None)
+        if (
+            guard is not None
+            and isinstance(content, str)
+            and content.lstrip().startswith("/budget")
+        ):
+            guard.wake()  # a run waiting for a raise takes the line now
 
     def on_stop(self) -> None:
         """Release the model clients and the event loop, then report the stop."""
@@ -214,6 +233,8 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
 
     def receiveMsg_AgentMessage(self, message: AgentMessage, sender: ActorAddress | None) -> None:
         """Run a slash command, or think about the message and send what the model decides."""
+        if self._answers_budget_question(message, sender):
+            return
         if (
             message.content.lstrip().startswith("/")
             and self.accepts_commands_from(sender)
@@ -246,13 +267,41 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         allowed = self.config.command_senders
         return sender.name in allowed or sender.role in allowed
 
+    def _answers_budget_question(self, message: AgentMessage, sender: ActorAddress | None) -> bool:
+        """Take a human's plain answer (``raise usd=5``, ``stop``) to the budget question.
+
+        A ``/budget`` line is a command like any other; this is for the answer typed
+        without the ``/`` in reply to the question this team asked.
+        """
+        guard = self._budget_guard
+        if (
+            guard is None
+            or sender is None
+            or not sender.is_user_proxy
+            or message.parent_id is None
+            or message.content.lstrip().startswith("/")
+        ):
+            return False
+        line = guard.answer_line(message)
+        if line is None:
+            return False
+        from akgentic.agent.team_budget import budget_command
+
+        result = budget_command(self, line, sender)
+        self.send(sender, AgentMessage(content=result, type="notification"))
+        self.react_agent.context.append_user_prompt(operator_action_note(f"/budget {line}", result))
+        return True
+
     def _dispatch_command(self, message: AgentMessage, sender: ActorAddress | None) -> bool:
         """Run ``message`` as a command; False when its first word is not a command."""
         line = message.content.strip()
+        self._command_sender = sender  # commands that only a human may run check it
         try:
             result = self.command_registry.dispatch(line)
         except CommandNotRecognized:
             return False
+        finally:
+            self._command_sender = None
         if result is None:
             return True
         if sender is not None:
@@ -386,9 +435,13 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         directory = self.team_directory()
         return [r for r in recipients if not directory.reachable(r)], directory
 
+    def human_address(self) -> ActorAddress | None:
+        """The team's human (its first user proxy), or None."""
+        return next((m for m in self._team_members() if m.is_user_proxy), None)
+
     def notify_human(self, text: str) -> None:
         """Send ``text`` as a notification to the team's user proxy (logged when none)."""
-        human = next((m for m in self._team_members() if m.is_user_proxy), None)
+        human = self.human_address()
         if human is None:
             logger.warning("%s: no human to notify: %s", self.name, text)
             return
@@ -413,6 +466,17 @@ class BaseAgent(Akgent[AgentConfig, AgentState]):
         if self._context_updater is not None:
             self._context_updater.reset()
         return result
+
+    def budget(self, change: RestOfLine = "") -> str:
+        """Show the team budget, or change it (humans only).
+
+        Args:
+            change: Nothing (show it); ``raise NAME=VALUE...`` (``usd=5``, ``requests=+100``);
+                ``set NAME=VALUE...`` (may lower it; ``none`` lifts a limit); or ``stop``.
+        """
+        from akgentic.agent.team_budget import budget_command
+
+        return budget_command(self, change, self._command_sender)
 
     def init_llm_context(self, events: Sequence[Any]) -> None:
         """Rebuild the conversation and the lifetime budget from stored events."""

@@ -2,14 +2,15 @@
 
 Every command takes ``--store URL`` (default: ``$AKGENTIC_STORE``, else
 ``sqlite:///.akgentic/akgentic.db`` under the working directory); only
-``create`` makes a store that does not exist yet. ``create``, ``resume``,
-``stop``, ``list`` and ``delete`` also take ``--cluster URL`` (default
-``$AKGENTIC_CLUSTER``): on a fleet (``nats://...``) the team is placed there
-and keeps running after the command, through the runtime client API, and the
-output is the same as on one machine. Agent classes
-named in a card are imported like a script's modules: from the card file's
-directory (``create``), every ``--path DIR``, ``$AKGENTIC_PATH`` and the
-working directory.
+``create`` makes a store that does not exist yet. ``usage`` prints what a
+team's models cost, per member, per model and per run, with its budget
+(``docs/budgets.md``). ``create``, ``resume``, ``stop``, ``list`` and
+``delete`` also take ``--cluster URL`` (default ``$AKGENTIC_CLUSTER``): on a
+fleet (``nats://...``) the team is placed there and keeps running after the
+command, through the runtime client API, and the output is the same as on one
+machine. Agent classes named in a card are imported like a script's modules:
+from the card file's directory (``create``), every ``--path DIR``,
+``$AKGENTIC_PATH`` and the working directory.
 
 Exit codes: 0 success; 1 the operation is not possible in the team's state
 (unknown team, resuming or deleting a running team, a team another process
@@ -72,6 +73,7 @@ from akgentic.cli.session import (
     print_help,
 )
 from akgentic.cli.tables import print_table
+from akgentic.cli.usage_cmd import add_usage_command
 
 if TYPE_CHECKING:
     from akgentic.cluster.client import TeamSummary
@@ -471,6 +473,7 @@ def team_app() -> typer.Typer:
             typer.echo(f"team {uid} deleted")
 
     add_runtime_commands(app)
+    add_usage_command(app)
     return app
 
 

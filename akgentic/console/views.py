@@ -154,14 +154,22 @@ def pending_questions(events: Sequence[tuple[int, Message]]) -> list[dict[str, A
     A question is a ``SentMessage`` to a user proxy whose message has the intent
     ``request``; it is answered once a user proxy sends a message whose
     ``parent_id`` is the question's id (what ``process_human_input`` does).
+    A budget question is also answered by the change or stop that settled it
+    (``BudgetChanged`` / ``BudgetStopped`` naming it), typed anywhere.
     Computed from the log, so questions survive a restart of the console or
     of the team.
     """
-    from akgentic.core.messages.orchestrator import SentMessage
+    from akgentic.core.messages.orchestrator import EventMessage, SentMessage
+    from akgentic.llm.budget_events import BudgetChanged, BudgetStopped
 
     asked: dict[str, dict[str, Any]] = {}
     answered: set[str] = set()
     for sequence, message in events:
+        if isinstance(message, EventMessage):
+            settled = message.event
+            if isinstance(settled, BudgetChanged | BudgetStopped) and settled.question_id:
+                answered.add(settled.question_id)
+            continue
         if not isinstance(message, SentMessage):
             continue
         inner = message.message

@@ -107,6 +107,7 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
         self.state_dict: dict[str, BaseState] = {}
         self.agent_cards: dict[str, AgentCard] = {}
         self.team_metadata: Any = None
+        self._team_services: dict[str, Any] = {}
         self.subscribers: list[EventSubscriber] = []
         self._subscribers_view: tuple[EventSubscriber, ...] = ()
         self._batch_view: tuple[tuple[EventSubscriber, _BatchHook | None], ...] = ()
@@ -442,6 +443,20 @@ class Orchestrator(Akgent[BaseConfig, BaseState]):
     def set_metadata(self, metadata: Any) -> None:
         """Replace the team metadata wholesale (None clears it)."""
         self.team_metadata = metadata
+
+    def set_team_service(self, name: str, service: Any) -> None:
+        """Share ``service`` with the team's members in this process under ``name``.
+
+        What the builder of a team attaches before the members start (the team
+        budget, under ``"budget"``); members ask for it with :meth:`team_service`
+        and keep the object, which must be thread-safe: they use it from their own
+        threads. A resumed team gets a fresh one, rebuilt by whoever attaches it.
+        """
+        self._team_services[name] = service
+
+    def team_service(self, name: str) -> Any:
+        """The object attached under ``name`` (:meth:`set_team_service`), or None."""
+        return self._team_services.get(name)
 
     # ------------------------------------------------------ children & emits
 

@@ -5,8 +5,11 @@ which member faces the outside (``entry_point``), which message class a plain
 string sent to the team becomes (``message_types[0]``), which metadata model
 the team's business metadata must validate against (``metadata_type``), which
 extra profiles may be hired at run time (``agent_profiles``) and what greeting
-is published when the team is first created (``welcome_message``), and the
-settings of live telemetry (``telemetry``, read by the otel plugin).
+is published when the team is first created (``welcome_message``), the
+settings of live telemetry (``telemetry``, read by the otel plugin) and the
+team-wide budget (``budget``, :class:`~akgentic.llm.team_budget.BudgetLimits`:
+caps on tokens, requests, tool calls, estimated USD and wall time counted across
+every member; see ``docs/budgets.md``).
 
 Cards are plain pydantic models: nothing runs until a factory builds the team.
 They round-trip through ``model_dump()`` / ``model_validate()`` and YAML
@@ -31,6 +34,7 @@ from akgentic.core.utils.serializer import (
     class_path,
     deserialize_object,
 )
+from akgentic.llm.team_budget import BudgetLimits
 from akgentic.team.card_tree import Location, TreeNode, tree_problems
 from akgentic.team.errors import TeamCardError
 from akgentic.team.resolve import (
@@ -145,9 +149,11 @@ class TeamCard(SerializableBaseModel):
     #: it when a team is created from the card; the kernel keeps them as given. A named
     #: field rather than a generic ``extensions:`` mapping: the team file says
     #: ``telemetry:`` at the top as the issue documents it, every other unknown key is
-    #: still refused (a typo fails at load), and a later plugin-owned block (``budget:``)
-    #: is one more such field.
+    #: still refused (a typo fails at load), and a later block is one more such field.
     telemetry: dict[str, Any] | None = None
+    #: The team-wide budget, validated at load (``budget.usd: Input should be greater
+    #: than 0``): enforced by the kernel before every model request of every member.
+    budget: BudgetLimits | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -228,6 +234,12 @@ class TeamCard(SerializableBaseModel):
     def spawned_names(self) -> list[str]:
         """Runtime names of every agent the card spawns, in spawn order."""
         return [name for node, _parent in self.iter_members() for name in node.spawned_names]
+
+    @property
+    def lead_name(self) -> str:
+        """The member warned about the team budget: the first supervisor, else the entry point."""
+        names = self.supervisor_names
+        return names[0] if names else self.entry_point.name
 
     @property
     def default_message_type(self) -> type[Message] | None:

@@ -132,6 +132,8 @@ def card_to_data(card: TeamCard) -> dict[str, Any]:
         data["welcome_message"] = card.welcome_message
     if card.telemetry is not None:
         data["telemetry"] = card.telemetry
+    if card.budget is not None:
+        data["budget"] = card.budget.model_dump(exclude_defaults=True)
     return data
 
 

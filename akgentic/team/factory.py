@@ -5,7 +5,8 @@ Build order (each step finishes before the next starts):
 1. the orchestrator, a root actor carrying the team id and owner;
 2. the subscribers, each also handed the orchestrator's own ``StartMessage``
    so that a persistence subscriber records it as event 1;
-3. the team metadata, set before any member exists;
+3. the team metadata and the team budget (when the card has one), set before any
+   member exists;
 4. the entry point, then each member tree, every agent spawned *through its
    parent* (the parent owns and stops it); ``headcount > 1`` spawns
    ``<name>_0`` ... and children go under the last instance;
@@ -34,6 +35,7 @@ from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.messages.orchestrator import SentMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
+from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
 from akgentic.team.card import TeamCard, TeamCardMember, spawned_name
 from akgentic.team.messages import WelcomeMessage
 from akgentic.team.runtime import TeamRuntime
@@ -138,6 +140,10 @@ class TeamFactory:
             monitor = ActivityMonitor()
             attach_subscribers(orch, [*(subscribers or ()), monitor])
             orch.set_metadata(metadata)
+            if team_card.budget is not None:
+                # Before any member exists: the first model request already finds it.
+                budget = TeamBudget(team_card.budget, lead=team_card.lead_name)
+                orch.set_team_service(BUDGET_SERVICE, budget)
 
             addrs: dict[str, ActorAddress] = {}
             entry = _spawn_tree(actor_system, orchestrator, team_card.entry_point, addrs)[-1]

@@ -9,8 +9,10 @@ Three phases, in this order:
    restored actor instead of creating an empty one. The orchestrator is
    recreated with its original id and config, then every agent with its
    original id, class and config, under its original parent (the orchestrator
-   when that parent is not alive). Each agent then gets its state snapshot
-   (``init_state``) and its own ``EventMessage`` history (``init_llm_context``);
+   when that parent is not alive). The team budget (when the card has one) is
+   rebuilt from the log's budget events before any agent starts. Each agent then
+   gets its state snapshot (``init_state``) and its own ``EventMessage`` history
+   (``init_llm_context``);
    the role catalog is registered again; the subscribers are attached last.
 3. **Replay** the log into the orchestrator (``restore_message``), with the
    snapshot addresses of live agents replaced by their new live addresses.
@@ -47,6 +49,7 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.core.utils.addresses import map_addresses
 from akgentic.core.utils.serializer import class_path, import_class, shared_addresses
+from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
 from akgentic.team.factory import hireable_catalog, stop_orchestrator
 from akgentic.team.models import AgentStateSnapshot, Process
 from akgentic.team.runtime import TeamRuntime
@@ -171,6 +174,11 @@ class TeamRestorer:
             )
             orch: Orchestrator = system.proxy_ask(orchestrator, Orchestrator, _ASK_TIMEOUT)
             orch.set_metadata(process.metadata)
+            limits = process.team_card.budget
+            if limits is not None:
+                lead = process.team_card.lead_name
+                budget = TeamBudget.rebuild(limits, events, lead=lead)
+                orch.set_team_service(BUDGET_SERVICE, budget)
 
             live: dict[UUID, ActorAddress] = {orchestrator.agent_id: orchestrator}
             for agent_id, start in agents:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from akgentic.core.actor_address import ActorAddress  # runtime: read by the command parser
 from akgentic.core.orchestrator import TOOL_ACTOR_PREFIX
 from akgentic.core.proxy import interrupt_actor
+from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, LLM_CONTEXT, TOOL_CALL
 from akgentic.tool.core.context_state import ContextState
@@ -141,8 +142,9 @@ class TeamTool(ToolCard):
         ``max_team_size`` cap holds when several agents hire at once.
 
         Raises:
-            RetriableError: The role is not in the catalog, the name is taken/empty, or
-                the team is at its ``max_team_size``.
+            RetriableError: The role is not in the catalog, the name is taken/empty, the
+                team is at its ``max_team_size``, or the team budget is below the hiring
+                floor its card sets.
         """
         observer = self._team_observer()
         orchestrator = self._orchestrator()
@@ -155,6 +157,10 @@ class TeamTool(ToolCard):
             raise RetriableError(f"There is no role {wanted!r} to hire. Hireable roles: {listed}.")
         agent_class = card.get_agent_class()
         param = self._hire_param()
+        budget = orchestrator.team_service(BUDGET_SERVICE)
+        refusal = budget.hire_refusal() if isinstance(budget, TeamBudget) else None
+        if refusal is not None:
+            raise RetriableError(refusal)
 
         def taken(candidate: str) -> bool:
             return orchestrator.get_team_member(candidate) is not None

@@ -33,6 +33,11 @@ question, or its next ``response``) continues the same remote task, in its conte
 instead of opening a new one. A resume finds whether the answer was taken by the
 remote task's status: still on the same question means it was not, and it is sent.
 
+Budget: when the team card has a ``budget:`` block, each call is charged to the team
+budget (one request and its wall time, from send to answer; A2A tasks report no token
+usage) and recorded in the log, and no new call starts once the budget ran out: the
+sender is answered with an ``error:`` line saying so.
+
 Every fault (unreachable, timed out, not an A2A agent, a card that lies, a failed
 task) is answered to the sender in one line starting with ``error:``; the team goes
 on. The remote's text is data: it is sent by this member, which is not a human, so no
@@ -58,6 +63,9 @@ from akgentic.plugin_api import (
     Akgent,
     BaseConfig,
     BaseState,
+    BudgetCharged,
+    record_charge,
+    team_budget_of,
 )
 
 if TYPE_CHECKING:
@@ -201,6 +209,16 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
         """Send the message to the remote agent: an answer to its open question, or a new task."""
         if sender is None or sender.name == self.config.name:
             return
+        budget = team_budget_of(self)
+        if budget is not None and budget.blocked is not None:
+            # Like a model request, a remote call does not start once the budget ran out.
+            self._reply(
+                sender,
+                message,
+                f"error: the team budget is used up ({budget.blocked}); {self.config.name} "
+                "did not call the remote agent. Ask the human to raise the budget.",
+            )
+            return
         call = PendingCall(
             request_id=str(message.id),
             sender=sender.name,
@@ -245,6 +263,7 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
         if call is None:
             return
         self.state.pending.remove(call)
+        self._charge(call)
         recipient = self.get_team_member(call.sender)
         if recipient is None:
             logger.warning("%s: %s left the team; answer dropped", self.config.name, call.sender)
@@ -270,6 +289,25 @@ class RemoteAgent(Akgent[RemoteConfig, RemoteState]):
                     )
                 )
         self.state.notify_state_change()
+
+    def _reply(self, recipient: ActorAddress, message: AgentMessage, text: str) -> None:
+        previous = self._current_message
+        self._current_message = message  # the reply's parent is the message it answers
+        try:
+            self.send(recipient, AgentMessage(content=text, type="response"))
+        finally:
+            self._current_message = previous
+
+    def _charge(self, call: PendingCall) -> None:
+        """Charge the team budget one request and the call's wall time (when it has one)."""
+        budget = team_budget_of(self)
+        if budget is None:
+            return
+        seconds = max(time.time() - call.started, 0.0) if call.started else 0.0
+        charge = BudgetCharged(
+            member=self.config.name, run_id=call.request_id, requests=1, seconds=seconds
+        )
+        record_charge(self, budget, charge)
 
     # -- the call ---------------------------------------------------------------------
     def _start(self, call: PendingCall, *, resumed: bool) -> None:
