@@ -289,6 +289,8 @@ def console_graph_figure(repeat: int) -> dict[str, float]:
         times.append(time.perf_counter() - started)
     assert svg.count('class="node ') == 1_000, "every member is drawn"
     return {"console_graph_ms_1000_members": round(min(times) * 1000, 1)}
+
+
 class _Member:
     """The little of an agent a BudgetGuard touches while charging: a name and the log."""
 
