@@ -145,6 +145,7 @@ if TYPE_CHECKING:
     from akgentic.team.errors import (
         DuplicateEventError,
         EventStoreError,
+        ForkRefusedError,
         InvalidStoreURLError,
         TeamCardError,
         TeamClaimLostError,
@@ -152,6 +153,10 @@ if TYPE_CHECKING:
         TeamNotFoundError,
         TeamOwnedError,
         TeamStateError,
+    )
+    from akgentic.team.fork import (
+        ForkRequest,
+        ForkStep,
     )
     from akgentic.team.manager import (
         TeamManager,
@@ -411,12 +416,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamOwnedError",
         "DuplicateEventError",
         "EventStoreError",
+        "ForkRefusedError",
         "InvalidStoreURLError",
         "TeamCardError",
         "TeamClaimLostError",
         "TeamError",
         "TeamNotFoundError",
         "TeamStateError",
+    ),
+    "akgentic.team.fork": (
+        "ForkRequest",
+        "ForkStep",
     ),
     "akgentic.team.manager": ("TeamManager",),
     "akgentic.team.models": (
@@ -610,6 +620,9 @@ __all__ = [
     "EventStoreSpec",
     "EventSubscriber",
     "ExecResult",
+    "ForkRefusedError",
+    "ForkRequest",
+    "ForkStep",
     "InMemoryBackend",
     "InMemoryStorage",
     "InvalidStoreURLError",
