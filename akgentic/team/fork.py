@@ -129,9 +129,13 @@ class Rewrite:
         return self._pattern.sub(lambda m: pairs[m.group(0)], text)
 
     def payload(self, payload: Payload) -> Payload:
-        """A stored payload (JSON text or its data) rewritten, in the same form."""
+        """A stored payload (JSON text or its data) rewritten, in the same form.
+
+        Text is made compact first when a store spelled it otherwise (PostgreSQL's
+        ``jsonb`` puts a space after each ``:``), so a literal matches either way.
+        """
         if isinstance(payload, str):
-            return self.text(payload)
+            return self.text(compact(payload))
         rewritten: dict[str, Any] = loads(self.text(compact_dumps(payload)))
         return rewritten
 
@@ -232,8 +236,13 @@ def _no_step(_name: str) -> None:
     return None
 
 
+def compact(text: str) -> str:
+    """Stored JSON text in the compact spelling the codec writes (parsed again if it is not)."""
+    return compact_dumps(loads(text)) if '": ' in text else text
+
+
 def _text(payload: Payload) -> str:
-    return payload if isinstance(payload, str) else compact_dumps(payload)
+    return compact(payload) if isinstance(payload, str) else compact_dumps(payload)
 
 
 def _raw_page(

@@ -23,7 +23,7 @@ A store subclasses it and implements the primitives, each documented below with
 its contract. They are protected methods (one leading underscore): only
 StoreBase calls them, and only on an open store, but for ``_release_hold`` and
 ``_hold_alive``, which must work after ``close`` too. ``_stored_sequences`` and
-``_max_sequence`` have defaults reading through ``_scan_events``, and ``_copy_events``
+``_max_sequence`` have defaults reading through ``_scan_events``, and ``_copy_from``
 (what a fork copies a page of a log with, :mod:`akgentic.team.fork`) one over
 ``_scan_events`` and ``_append``. The primitives:
 
@@ -38,7 +38,7 @@ writes (fenced)         :meth:`~StoreBase._append`, :meth:`~StoreBase._put_team`
 ownership               :meth:`~StoreBase._cas_team`, :meth:`~StoreBase._take_hold`,
                         :meth:`~StoreBase._release_hold`, :meth:`~StoreBase._hold_alive`
 checks and lifecycle    :meth:`~StoreBase._check_integrity`, ``close`` (setting ``_closed``)
-forks (optional)        :meth:`~StoreBase._copy_events` (default: scan, decode, append)
+forks (optional)        :meth:`~StoreBase._copy_from` (default: scan, decode, append)
 ======================  ======================================================
 
 See ``docs/event-stores.md`` ("Writing a store plugin").
@@ -279,7 +279,7 @@ class StoreBase(ClosingStore):
         """Remove the record, events and states of the team (an unknown team: nothing)."""
         raise NotImplementedError
 
-    def _copy_events(
+    def _copy_from(
         self,
         source: UUID,
         target: UUID,
@@ -440,7 +440,7 @@ class StoreBase(ClosingStore):
         self._check_open()
         if first > last:
             return
-        copied = self._copy_events(source, target, first, last, rewrite)
+        copied = self._copy_from(source, target, first, last, rewrite)
         if copied != last - first + 1:
             raise EventLogUnreadableError(
                 f"team {source}'s events {first} to {last} are not all there any more "

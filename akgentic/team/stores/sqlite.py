@@ -436,7 +436,7 @@ class SqliteEventStore(LockFileHolds, StoreBase):
             row = conn.execute(_EPOCH_SQL, (str(team_id),)).fetchone()
         raise TeamClaimLostError(team_id, epoch, None if row is None else int(row[0]))
 
-    def _copy_events(
+    def _copy_from(
         self,
         source: UUID,
         target: UUID,
