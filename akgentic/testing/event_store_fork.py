@@ -135,6 +135,9 @@ class ForkContract:
     supports_crash_test: ClassVar[bool] = True
     opener: ClassVar[str] = "akgentic.team.urls:open_event_store"
 
+    def open_store(self, url: str) -> EventStore:  # pragma: no cover - EventStoreContract's
+        raise NotImplementedError
+
     def _check_fork(
         self, store: EventStore, parent: UUID, child: UUID, messages: list[Message], at: int
     ) -> None:
@@ -246,7 +249,8 @@ class ForkContract:
         assert request.parts[0].content == INTERRUPTED_BY_FORK.format(sequence=len(messages))
         returned = closing[1].event.event  # type: ignore[attr-defined]
         assert (returned.tool_call_id, returned.success) == ("call-1", False)
-        assert closing[0].event.sender.team_id == result.team_id
+        sender = closing[0].event.sender
+        assert sender is not None and sender.team_id == result.team_id
         # Forked before the call: nothing to close.
         early = fork_team(store, team, len(messages) - 2)
         assert early.interrupted == [] and early.events == len(messages) - 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
 from akgentic.testing.cards import human_worker_team_yaml
 from akgentic.testing.scripted import last_received
 
+CHROMIUM = "/usr/bin/chromium"
 QUESTION = "Which colour should the report be?"
 #: The tasks the scripted manager puts on the board when asked to ``plan``.
 PLAN = {
@@ -154,3 +157,36 @@ def shared_console(
                 reader.close()
             assert console.token is not None
             yield console.url, team_id, console.token
+
+
+def _chromium_or_skip() -> str:
+    if Path(CHROMIUM).exists() or shutil.which("chromium"):
+        return CHROMIUM if Path(CHROMIUM).exists() else str(shutil.which("chromium"))
+    if os.environ.get("CI") == "true":
+        pytest.fail("Chromium is missing in CI (.ci/run installs it with apt-get)")
+    pytest.skip("Chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """A headless Chromium (the system's, never a downloaded build)."""
+    executable = _chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-extensions",
+                "--no-first-run",
+            ],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -15,52 +15,14 @@ Set ``AKGENTIC_CONSOLE_SCREENSHOTS=1`` to save the screenshots under ``docs/``
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from akgentic.testing.console import ServeProcess
 
-CHROMIUM = "/usr/bin/chromium"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 HOSTILE = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
 WAIT_MS = 60_000
-
-
-def _chromium_or_skip() -> str:
-    if Path(CHROMIUM).exists() or shutil.which("chromium"):
-        return CHROMIUM if Path(CHROMIUM).exists() else str(shutil.which("chromium"))
-    if os.environ.get("CI") == "true":
-        pytest.fail("Chromium is missing in CI (.ci/run installs it with apt-get)")
-    pytest.skip("Chromium is not installed (apt-get install chromium)")
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """A headless Chromium (the system's, never a downloaded build)."""
-    executable = _chromium_or_skip()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-background-networking",
-                "--disable-extensions",
-                "--no-first-run",
-            ],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def _shot(page: Any, name: str) -> None:

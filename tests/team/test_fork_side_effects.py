@@ -92,7 +92,8 @@ def test_a_call_answered_before_the_fork_point_is_never_run_again(
         llm_server.add(structured(StructuredOutput()))
         fork = manager.resume_team(result.team_id)
         fork.send("Anything else?")
-        wait_until(lambda served=served: llm_server.served == served + 1, timeout=30)
+        wanted = served + 1
+        wait_until(lambda: llm_server.served == wanted, timeout=30)  # noqa: B023 - read now
         assert fork.wait_idle(timeout=30)
         manager.stop_team(fork.id)
         history = json.dumps(llm_server.requests[-1]["messages"])
