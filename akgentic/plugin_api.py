@@ -156,6 +156,7 @@ if TYPE_CHECKING:
     from akgentic.team.errors import (
         DuplicateEventError,
         EventStoreError,
+        ForkRefusedError,
         InvalidStoreURLError,
         TeamCardError,
         TeamClaimLostError,
@@ -163,6 +164,10 @@ if TYPE_CHECKING:
         TeamNotFoundError,
         TeamOwnedError,
         TeamStateError,
+    )
+    from akgentic.team.fork import (
+        ForkRequest,
+        ForkStep,
     )
     from akgentic.team.manager import (
         TeamManager,
@@ -431,12 +436,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TeamOwnedError",
         "DuplicateEventError",
         "EventStoreError",
+        "ForkRefusedError",
         "InvalidStoreURLError",
         "TeamCardError",
         "TeamClaimLostError",
         "TeamError",
         "TeamNotFoundError",
         "TeamStateError",
+    ),
+    "akgentic.team.fork": (
+        "ForkRequest",
+        "ForkStep",
     ),
     "akgentic.team.manager": ("TeamManager",),
     "akgentic.team.models": (
@@ -632,6 +642,9 @@ __all__ = [
     "EventStoreSpec",
     "EventSubscriber",
     "ExecResult",
+    "ForkRefusedError",
+    "ForkRequest",
+    "ForkStep",
     "InMemoryBackend",
     "InMemoryStorage",
     "InvalidStoreURLError",

@@ -171,7 +171,12 @@ def cli_errors() -> Iterator[None]:
 
     from akgentic.plugins import PluginError, UnknownPluginNameError
     from akgentic.team.card_yaml import TeamCardValidationError
-    from akgentic.team.errors import EventStoreError, TeamNotFoundError, TeamStateError
+    from akgentic.team.errors import (
+        EventStoreError,
+        TeamError,
+        TeamNotFoundError,
+        TeamStateError,
+    )
 
     try:
         yield
@@ -200,7 +205,7 @@ def cli_errors() -> Iterator[None]:
     except (TeamNotFoundError, TeamStateError) as exc:
         print_error(exc)
         raise typer.Exit(1) from None
-    except EventStoreError as exc:
+    except (EventStoreError, TeamError) as exc:  # a fork refused, or its point out of range...
         code = 2 if isinstance(exc, ValueError) else 1
         print_error(exc)
         raise typer.Exit(code) from None

@@ -255,6 +255,10 @@ def _row(summary: TeamSummary) -> dict[str, Any]:
         "updated_at": summary.updated_at.isoformat(),
         "metadata": summary.metadata,
         "metadata_indexes": list(summary.metadata_indexes),
+        "parent_id": None if summary.parent_id is None else str(summary.parent_id),
+        "parent_sequence": summary.parent_sequence,
+        "abandoned_for": None if summary.abandoned_for is None else str(summary.abandoned_for),
+        "lineage": summary.lineage,
     }
 
 
@@ -265,7 +269,7 @@ def _print_teams(rows: list[dict[str, Any]], as_json: bool) -> None:
     table = Table(title=f"teams ({len(rows)})")
     # Ids are what the other commands take: never cut or wrap them.
     table.add_column("team id", no_wrap=True, min_width=36)
-    for column in ("name", "status", "user", "updated", "metadata"):
+    for column in ("name", "status", "user", "updated", "metadata", "lineage"):
         table.add_column(column)
     for row in rows:
         meta = ", ".join(e.replace("|", "=", 1) for e in row["metadata_indexes"])
@@ -276,6 +280,7 @@ def _print_teams(rows: list[dict[str, Any]], as_json: bool) -> None:
             row["user_id"],
             row["updated_at"][:19],
             meta,
+            row.get("lineage") or "",
         )
     print_table(table)
 
@@ -472,9 +477,100 @@ def team_app() -> typer.Typer:
                 uid = _with_manager(team_id, store, path, lambda m, u: m.delete_team(u))
             typer.echo(f"team {uid} deleted")
 
+    @app.command("fork")
+    def fork(
+        team_id: Annotated[str, typer.Argument(help="Id of the team to fork (running or not).")],
+        at: Annotated[
+            int, typer.Option("--at", help="The last event of the parent the fork holds.")
+        ],
+        name: Annotated[
+            str | None, typer.Option("--name", help="The fork's name (default: the parent's).")
+        ] = None,
+        store: StoreOption = None,
+        path: PathOption = None,
+    ) -> None:
+        """Make a new team of TEAM_ID's events 1..SEQ (workspace included); print its id.
+
+        The parent is only read and may keep running. The fork is stopped:
+        `akgentic team resume NEW_ID` runs it. A tool call in flight at SEQ is
+        reported to its agent as interrupted by the fork, never run again.
+        """
+        with cli_errors():
+            uid = _with_fork(team_id, store, path, lambda m, u: m.fork_team(u, at, name))
+            typer.echo(str(uid))
+
+    @app.command("rewind")
+    def rewind(
+        team_id: Annotated[str, typer.Argument(help="Id of a stopped team.")],
+        to: Annotated[int, typer.Option("--to", help="The last event the rewound team keeps.")],
+        store: StoreOption = None,
+        path: PathOption = None,
+    ) -> None:
+        """Fork TEAM_ID at SEQ under its name and mark TEAM_ID abandoned; print the new id.
+
+        Nothing is deleted: the abandoned team's events stay readable.
+        """
+        with cli_errors():
+            uid = _with_fork(team_id, store, path, lambda m, u: m.rewind_team(u, to))
+            typer.echo(str(uid))
+
+    @app.command("lineage")
+    def lineage(
+        team_id: Annotated[str, typer.Argument(help="Team id.")],
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+        store: StoreOption = None,
+        path: PathOption = None,
+    ) -> None:
+        """Show where TEAM_ID comes from (its ancestors) and every fork made of it."""
+        from akgentic.team.errors import TeamNotFoundError
+        from akgentic.team.fork import lineage_of
+
+        with cli_errors():
+            uid, event_store = _existing_team(team_id, store, path)
+            try:
+                if event_store.load_team(uid) is None:
+                    raise TeamNotFoundError(uid)
+                family = lineage_of(event_store.list_teams(), uid)
+            finally:
+                event_store.close()
+            if as_json:
+                typer.echo(json.dumps(family, indent=2))
+                return
+            for depth, node in enumerate(family["ancestors"]):
+                typer.echo(
+                    "  " * depth + f"{node['team_id']} {node['name'] or ''} (forked at "
+                    f"{node['forked_at']})"
+                )
+            _print_forks(family["forks"], len(family["ancestors"]) + 1, str(uid))
+
     add_runtime_commands(app)
     add_usage_command(app)
     return app
+
+
+def _with_fork(
+    team_id: str,
+    store: str | None,
+    path: list[Path] | None,
+    action: Callable[[TeamManager, UUID], Any],
+) -> UUID:
+    """Run a fork or rewind on a bare manager; the new team's id."""
+    made: list[UUID] = []
+    _with_manager(team_id, store, path, lambda m, u: made.append(action(m, u).team_id))
+    return made[0]
+
+
+def _print_forks(forks: list[dict[str, Any]], depth: int, here: str) -> None:
+    if depth and here:
+        typer.echo("  " * (depth - 1) + f"{here} (this team)")
+    for node in forks:
+        mark = f", abandoned for {node['abandoned_for'][:8]}" if node["abandoned_for"] else ""
+        verb = "rewind" if node["rewind"] else "fork"
+        typer.echo(
+            "  " * depth
+            + f"{node['team_id']} {node['name'] or ''} ({verb} at {node['at_sequence']}{mark})"
+        )
+        _print_forks(node["forks"], depth + 1, "")
 
 
 def _print_inspect(process: Process, log: list[Any], events: bool, as_json: bool) -> None:

@@ -95,6 +95,10 @@ class TeamSummary(BaseModel):
     updated_at: datetime
     metadata: Any = None
     metadata_indexes: list[str] = Field(default_factory=list)
+    parent_id: UUID | None = None
+    parent_sequence: int | None = None
+    abandoned_for: UUID | None = None
+    lineage: str = ""
 
     @classmethod
     def of(cls, process: Process) -> TeamSummary:
@@ -108,13 +112,17 @@ class TeamSummary(BaseModel):
                 metadata.pop("__model__", None)
         return cls(
             team_id=process.team_id,
-            name=process.team_card.name,
+            name=process.name,
             status=process.status,
             user_id=process.user_id,
             created_at=process.created_at,
             updated_at=process.updated_at,
             metadata=metadata,
             metadata_indexes=list(process.metadata_indexes),
+            parent_id=process.lineage.parent_id,
+            parent_sequence=process.lineage.parent_sequence,
+            abandoned_for=process.lineage.abandoned_for,
+            lineage=process.lineage.describe(),
         )
 
 

@@ -62,6 +62,14 @@ class CreateTeam(BaseModel):
     metadata: dict[Name, Text] | None = None
 
 
+class ForkTeam(BaseModel):
+    """Fork a team at event ``at`` (its last event in the fork), optionally named."""
+
+    model_config = ConfigDict(extra="forbid")
+    at: int = Field(ge=1, le=2**62)
+    name: Name | None = None
+
+
 class SendText(BaseModel):
     """A line typed by the human: ``text``, ``@Member text`` or ``/command args``."""
 
@@ -82,6 +90,8 @@ def _install_errors(app: FastAPI) -> None:
     from akgentic.team.card_yaml import TeamCardValidationError
     from akgentic.team.errors import (
         EventStoreError,
+        ForkPointError,
+        ForkRefusedError,
         TeamCardError,
         TeamNotFoundError,
         TeamStateError,
@@ -113,6 +123,8 @@ def _install_errors(app: FastAPI) -> None:
         (TeamStateError, 409),
         (ConflictError, 409),
         (InputError, 400),
+        (ForkPointError, 400),
+        (ForkRefusedError, 409),
         (TeamCardError, 422),
         (ValidationError, 422),
         (UnknownPluginNameError, 422),
@@ -207,6 +219,18 @@ def create_app(
         """Delete a stopped team; ``confirm`` must repeat the team's id."""
         info: dict[str, Any] = await run(service.delete, team_id, confirm)
         return info
+
+    @app.post("/api/teams/{team_id}/fork", status_code=201, tags=["teams"])
+    async def fork(team_id: UUID, body: ForkTeam) -> dict[str, Any]:
+        """A new team of this team's events up to ``at``, workspace included; stopped."""
+        made: dict[str, Any] = await run(service.fork, team_id, body.at, body.name)
+        return made
+
+    @app.get("/api/teams/{team_id}/lineage", tags=["teams"])
+    async def lineage(team_id: UUID) -> dict[str, Any]:
+        """The team's ancestors (root first, with fork points) and its forks, as a tree."""
+        family: dict[str, Any] = await run(service.lineage, team_id)
+        return family
 
     # -- a team's page --------------------------------------------------------------
     @app.get("/api/teams/{team_id}/events", tags=["team page"])

@@ -155,9 +155,10 @@ def summary(process: Process, running: bool) -> dict[str, Any]:
     from akgentic.agent.session import team_metadata
 
     metadata = team_metadata(process)
+    lineage = process.lineage
     return {
         "team_id": str(process.team_id),
-        "name": process.team_card.name,
+        "name": process.name,
         "description": process.team_card.description,
         "status": str(process.status),
         "running_here": running,
@@ -166,6 +167,10 @@ def summary(process: Process, running: bool) -> dict[str, Any]:
         "updated_at": process.updated_at.isoformat(),
         "metadata": metadata,
         "metadata_indexes": list(process.metadata_indexes),
+        "parent_id": None if lineage.parent_id is None else str(lineage.parent_id),
+        "parent_sequence": lineage.parent_sequence,
+        "abandoned_for": None if lineage.abandoned_for is None else str(lineage.abandoned_for),
+        "lineage": lineage.describe(),
     }
 
 
@@ -322,6 +327,25 @@ class ConsoleService:
         with self._pictures_lock:
             self._pictures.pop(team_id, None)
         return {"team_id": str(team_id), "deleted": True}
+
+    def fork(self, team_id: UUID, at: int, name: str | None) -> dict[str, Any]:
+        """Fork a team at event ``at`` (running or not; see ``TeamManager.fork_team``)."""
+        self._process(team_id)
+        self._flush(team_id)  # what the page showed is acknowledged before it is read
+        result = self.manager.fork_team(team_id, at, name)
+        info = self._summary(self._process(result.team_id))
+        info["interrupted"] = list(result.interrupted)
+        info["notes"] = list(result.notes)
+        return info
+
+    def lineage(self, team_id: UUID) -> dict[str, Any]:
+        """Where a team comes from and every fork of it (see ``akgentic team lineage``)."""
+        from akgentic.team.fork import lineage_of
+
+        process = self._process(team_id)
+        family = lineage_of(self.manager.list_teams(), team_id)
+        family["team"] = self._summary(process)
+        return family
 
     # -- the team page ------------------------------------------------------------
     def events(

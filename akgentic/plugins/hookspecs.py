@@ -57,6 +57,7 @@ __all__ = [
     "akgentic_message_types",
     "akgentic_runtimes",
     "akgentic_sandbox_backends",
+    "akgentic_team_fork",
     "akgentic_team_subscribers",
     "akgentic_tool_cards",
     "akgentic_vector_backends",
@@ -434,4 +435,48 @@ def akgentic_team_subscribers(  # type: ignore[empty-body]
                 if os.environ.get("SHOUT_EVENTS"):
                     return [ShoutingSubscriber(team_card.name)]
                 return []
+    """
+
+
+@hookspec
+def akgentic_team_fork(fork: Any) -> Any:
+    """Carry a plugin's durable state of a team into a fork of the team, or refuse the fork.
+
+    Purpose:
+        A fork (``akgentic team fork``, ``TeamManager.fork_team``) copies a
+        team's event log up to a sequence; state a card keeps outside the log
+        (a workspace tree, rows in a database of its own) is the card's to
+        copy as it was at that point. A card that cannot restore its state at
+        that point declares it, and the fork is refused with a message naming
+        the card, rather than made wrong. A card whose state the log holds
+        (its tool actor replays its own state events) needs no implementation.
+
+    Parameters:
+        fork: an ``akgentic.team.fork.ForkRequest`` (typed ``Any`` here
+            because the hook specifications sit below the team layer): the
+            parent's record (``fork.parent``), the fork's id (``fork.child_id``),
+            the fork point (``fork.at_sequence``, ``fork.at_time``), and
+            searches of the parent's events up to it by their stored text
+            (``fork.mentions(text)``, ``fork.events_mentioning(text)``), with
+            ``fork.new_id(old)`` for the fork's ids.
+
+    Results:
+        Every implementation is called, before anything is written. Each
+        returns ``None`` (the team holds nothing of this plugin outside its
+        log), one ``akgentic.team.fork.ForkStep`` or a list of them. A step
+        stages its copy in ``prepare()``, makes it the fork's in ``publish()``
+        (just before the fork's record is written, the step that makes the
+        fork exist) and removes it in ``discard()`` when the fork fails. An
+        implementation refuses the fork by raising ``ForkRefusedError`` (from
+        ``akgentic.plugin_api``) naming its card; any other exception refuses
+        it too, naming the plugin. Nothing of the fork is then created.
+
+    Example:
+        .. code-block:: python
+
+            @hookimpl
+            def akgentic_team_fork(fork):
+                if fork.mentions("akgentic_reminders."):
+                    raise ForkRefusedError("reminders", "keeps its queue outside the log")
+                return None
     """

@@ -252,6 +252,41 @@ class PluginRegistry:
             found.extend(subscribers)
         return found
 
+    def fork_steps(
+        self,
+        request: object,
+        *,
+        refusal: tuple[type[Exception], ...] = (),
+        failed: Callable[[str, str], Exception] | None = None,
+    ) -> list[Any]:
+        """What every plugin does for a fork (hook ``akgentic_team_fork``), never cached.
+
+        An exception of a ``refusal`` type propagates; any other failure of a hook
+        refuses the fork too, as ``failed(plugin name, one line)`` (re-raised as is
+        without ``failed``): a fork made without a plugin's state would be wrong,
+        not partial. ``None`` results are dropped and lists flattened.
+        """
+        hook = "akgentic_team_fork"
+        found: list[Any] = []
+        for info, _plugin in self._host.loaded_plugins():
+            caller = self._caller_for(info.name, hook)
+            if caller is None:
+                continue
+            try:
+                results = caller(fork=request)
+            except refusal:
+                raise
+            except Exception as exc:
+                if failed is None:
+                    raise
+                line = f"failed to prepare its state: {type(exc).__name__}: {_one_line(exc)}"
+                raise failed(info.name, line) from exc
+            for result in results:
+                if result is None:
+                    continue
+                found.extend(result if isinstance(result, list | tuple) else [result])
+        return found
+
     def _keep(
         self,
         entry: object,

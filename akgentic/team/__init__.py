@@ -25,6 +25,8 @@ if TYPE_CHECKING:
         DuplicateEventError,
         EventLogUnreadableError,
         EventStoreError,
+        ForkPointError,
+        ForkRefusedError,
         InvalidStoreURLError,
         StoreUnreadableError,
         TeamCardError,
@@ -37,9 +39,11 @@ if TYPE_CHECKING:
         UnknownStoreSchemeError,
     )
     from akgentic.team.factory import TeamFactory
+    from akgentic.team.fork import ForkRequest, ForkResult, ForkStep
     from akgentic.team.manager import TeamManager
     from akgentic.team.messages import EventQuarantined, WelcomeMessage
     from akgentic.team.metadata import (
+        Lineage,
         TeamMetadata,
         derive_metadata_indexes,
         make_index_entry,
@@ -86,6 +90,12 @@ _LAZY: dict[str, str] = {
     "TeamOwnedError": "akgentic.team.errors",
     "TeamOwner": "akgentic.team.models",
     "TeamFactory": "akgentic.team.factory",
+    "ForkPointError": "akgentic.team.errors",
+    "ForkRefusedError": "akgentic.team.errors",
+    "ForkRequest": "akgentic.team.fork",
+    "ForkResult": "akgentic.team.fork",
+    "ForkStep": "akgentic.team.fork",
+    "Lineage": "akgentic.team.metadata",
     "TeamManager": "akgentic.team.manager",
     "TeamRestorer": "akgentic.team.restorer",
     "TeamRuntime": "akgentic.team.runtime",
@@ -128,8 +138,14 @@ __all__ = [
     "EventQuarantined",
     "EventStore",
     "EventStoreError",
+    "ForkPointError",
+    "ForkRefusedError",
+    "ForkRequest",
+    "ForkResult",
+    "ForkStep",
     "IdleStopSubscriber",
     "InvalidStoreURLError",
+    "Lineage",
     "NullServiceRegistry",
     "PagedEventStore",
     "PersistedEvent",

@@ -15,6 +15,8 @@ __all__ = [
     "DuplicateEventError",
     "EventLogUnreadableError",
     "EventStoreError",
+    "ForkPointError",
+    "ForkRefusedError",
     "InvalidStoreURLError",
     "StoreUnreadableError",
     "TeamCardError",
@@ -152,3 +154,20 @@ class TeamOwnedError(TeamStateError):
             or f"team {team_id} is running in {where}; stop it there (or with "
             f"`akgentic team stop {team_id}`) before resuming it",
         )
+
+
+class ForkRefusedError(TeamError):
+    """A team cannot be forked as asked: a card's state cannot be carried to the fork.
+
+    ``card`` names the card (or plugin) that refused, ``reason`` says why in
+    one line; nothing of the fork was created.
+    """
+
+    def __init__(self, card: str, reason: str) -> None:
+        self.card = card
+        self.reason = reason
+        super().__init__(f"cannot fork: card {card!r} {reason}")
+
+
+class ForkPointError(TeamError, ValueError):
+    """The sequence a fork or rewind was asked at is not an event of the team's log."""

@@ -7,6 +7,10 @@
                       ^                    |
                       +--- resume_team() --+
 
+``fork_team(id, seq)`` makes a new STOPPED team of a team's events ``1..seq``
+(the team running or not), and ``rewind_team(id, seq)`` one that takes over
+the team's name, the team being marked abandoned (:mod:`akgentic.team.fork`).
+
 Each running team gets, in this order, a
 :class:`~akgentic.team.subscribers.PersistenceSubscriber` (writes its events),
 an :class:`~akgentic.team.subscribers.IdleStopSubscriber` (stops it after
@@ -82,6 +86,7 @@ from akgentic.team.subscribers.persistence import PersistenceSubscriber
 
 if TYPE_CHECKING:
     from akgentic.plugins import PluginRegistry
+    from akgentic.team.fork import ForkResult
 
 __all__ = ["STOP_GRACE", "TeamId", "TeamManager", "as_team_id"]
 
@@ -640,6 +645,68 @@ class TeamManager:
             self._locks.pop(uid, None)
 
     @_with_registry
+    def fork_team(
+        self,
+        team_id: TeamId,
+        at_seq: int,
+        name: str | None = None,
+        *,
+        steps: Callable[[str], None] | None = None,
+    ) -> ForkResult:
+        """A new team from the events ``1..at_seq`` of ``team_id``; returns what was made.
+
+        The fork is recorded stopped (resume it to run it) with its parent and fork
+        point in its :class:`~akgentic.team.metadata.Lineage`; ``name`` is its own
+        name (default: the parent's). The parent is only read, running or not:
+        only what its store acknowledged, never holding its writers. Raises
+        ``TeamNotFoundError``, ``TeamStateError``, ``ForkPointError`` (``at_seq``
+        out of range), ``EventLogUnreadableError`` (a gap) or ``ForkRefusedError`` (a
+        card's state cannot be forked); then nothing is created. See
+        :mod:`akgentic.team.fork`.
+        """
+        from akgentic.team.fork import fork_team
+
+        return fork_team(
+            self.event_store,
+            as_team_id(team_id),
+            at_seq,
+            name=name,
+            registry=self.registry,
+            steps=steps or _no_step,
+        )
+
+    @_with_registry
+    def rewind_team(
+        self,
+        team_id: TeamId,
+        to_seq: int,
+        *,
+        steps: Callable[[str], None] | None = None,
+    ) -> ForkResult:
+        """Fork ``team_id`` at ``to_seq`` under its name and mark ``team_id`` abandoned.
+
+        Nothing is deleted: the abandoned team keeps its events (readable, and it
+        can still be resumed). The team must not be running (``TeamOwnedError``,
+        ``TeamStateError`` when this manager runs it).
+        """
+        from akgentic.team.fork import rewind_team
+
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            if self.get_runtime(uid) is not None:
+                raise TeamStateError(
+                    uid, TeamStatus.RUNNING, f"team {uid} is running here; stop it before rewinding"
+                )
+            return rewind_team(
+                self.event_store,
+                uid,
+                to_seq,
+                owner=self.owner,
+                registry=self.registry,
+                steps=steps or _no_step,
+            )
+
+    @_with_registry
     def update_team_metadata(self, team_id: TeamId, metadata: Any) -> Process:
         """Replace a team's metadata (never merged; ``None`` clears) and return the record.
 
@@ -675,6 +742,10 @@ class TeamManager:
 
     def __repr__(self) -> str:
         return f"TeamManager(instance_id={self.instance_id}, running={len(self._runtimes)})"
+
+
+def _no_step(_name: str) -> None:
+    return None
 
 
 def _set_restoring(subscriber: EventSubscriber, team_id: UUID, restoring: bool) -> None:

@@ -11,6 +11,11 @@ team is written, each marked field that has a value is flattened into one
 Both sides go through :func:`make_index_entry`, so a filter and a stored entry
 are always rendered the same way. ``|`` and ``\\`` are escaped inside keys and
 values, which makes the encoding injective: no value can forge a second entry.
+
+Apart from the business metadata, a team record carries its :class:`Lineage`:
+the team and sequence it was forked from, the name it was given, and, for a
+branch a rewind left behind, the team that took its place (see
+``docs/time-travel.md``).
 """
 
 from __future__ import annotations
@@ -23,12 +28,13 @@ from datetime import date, datetime
 from typing import Any, ClassVar
 from uuid import UUID
 
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from akgentic.core.utils.serializer import SerializableBaseModel
 
 __all__ = [
     "INDEXED_SCALARS",
+    "Lineage",
     "TeamMetadata",
     "derive_metadata_indexes",
     "indexed_fields",
@@ -143,3 +149,34 @@ class TeamMetadata(SerializableBaseModel):
                     "(optionally '| None')."
                 )
         cls.indexed = indexed_fields(cls)
+
+
+class Lineage(BaseModel):
+    """Where a team comes from in time: the fork point, its own name, and abandonment.
+
+    ``parent_id`` and ``parent_sequence`` name the team and the last event of
+    it the team was forked from (both ``None`` for a team that was created).
+    ``name`` is the team's own name (``fork --name``, or the name a rewind took
+    over), shown instead of its card's name. ``abandoned_for`` is set on a team
+    a rewind replaced: the id of the fork that now carries its name; the
+    abandoned team's events stay readable and it can still be resumed.
+    ``rewind`` tells a fork made by ``rewind`` from one made by ``fork``.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    parent_id: UUID | None = None
+    parent_sequence: int | None = Field(default=None, ge=1)
+    name: str | None = None
+    abandoned_for: UUID | None = None
+    rewind: bool = False
+
+    def describe(self) -> str:
+        """One short line: ``fork of 1a2b3c4d @ 12``, ``abandoned for 5e6f7a8b``, or ``""``."""
+        parts = []
+        if self.parent_id is not None:
+            verb = "rewind of" if self.rewind else "fork of"
+            parts.append(f"{verb} {str(self.parent_id)[:8]} @ {self.parent_sequence}")
+        if self.abandoned_for is not None:
+            parts.append(f"abandoned for {str(self.abandoned_for)[:8]}")
+        return ", ".join(parts)

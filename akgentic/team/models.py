@@ -3,7 +3,8 @@
 * :class:`Process` is one team's record: its card (kept as a reference of what
   the team was asked to be), status, user, timestamps, typed business
   metadata with the index entries derived from it, and the claim: the
-  :class:`TeamOwner` process running it and the claim's ``epoch``.
+  :class:`TeamOwner` process running it and the claim's ``epoch``, and its
+  :class:`~akgentic.team.metadata.Lineage` (the fork it comes from, if any).
 * :class:`PersistedEvent` is one entry of a team's append-only event log,
   numbered by a gap-free per-team ``sequence`` starting at 1.
 * :class:`AgentStateSnapshot` is the latest state of one agent (upserted, never
@@ -33,7 +34,7 @@ from akgentic.core.utils.serializer import (
     deserialize_object,
 )
 from akgentic.team.card import TeamCard
-from akgentic.team.metadata import derive_metadata_indexes
+from akgentic.team.metadata import Lineage, derive_metadata_indexes
 
 __all__ = [
     "AgentStateSnapshot",
@@ -163,6 +164,7 @@ class Process(SerializableBaseModel):
     metadata_indexes: list[str] = Field(default_factory=list)
     owner: TeamOwner | None = None
     epoch: int = Field(default=0, ge=0)
+    lineage: Lineage = Field(default_factory=Lineage)
 
     @model_validator(mode="before")
     @classmethod
@@ -187,6 +189,11 @@ class Process(SerializableBaseModel):
     def id(self) -> UUID:
         """Alias of :attr:`team_id`."""
         return self.team_id
+
+    @property
+    def name(self) -> str | None:
+        """The team's own name (:attr:`Lineage.name`), else its card's name."""
+        return self.lineage.name or self.team_card.name or None
 
     def with_status(self, status: TeamStatus) -> Process:
         """A copy with ``status`` changed and ``updated_at`` refreshed."""

@@ -48,6 +48,11 @@ on, across processes too (frozen owners woken after being taken over, and an
 owner writing while it is taken over), with every acknowledged event kept
 once; set ``supports_takeover = True`` when the store must implement it.
 
+And fork (:class:`~akgentic.testing.event_store_fork.ForkContract`): a team's log
+copied into a new team up to a sequence (first, middle, last event; a fork of a
+fork; a log growing meanwhile; a call in flight closed as interrupted; bad fork
+points refused with nothing made; a rewind; SIGKILL at each step).
+
 And stop (:class:`~akgentic.testing.event_store_stop.StopContract`): a real team
 stopped while its agent waits on a model request that never answers ends at
 once, and no agent writes into the log after the team's stop event.
@@ -87,6 +92,7 @@ from akgentic.testing.event_store_fixtures import (
     contract_process,
     resolve_opener,
 )
+from akgentic.testing.event_store_fork import ForkContract
 from akgentic.testing.event_store_ownership import OwnershipContract, contract_owner
 from akgentic.testing.event_store_paging import PagingContract
 from akgentic.testing.event_store_poison import PoisonContract
@@ -127,7 +133,7 @@ def crash_child(opener: str, url: str, team_id: str) -> None:
 
 
 class EventStoreContract(
-    OwnershipContract, PagingContract, TakeoverContract, PoisonContract, StopContract
+    OwnershipContract, PagingContract, TakeoverContract, PoisonContract, StopContract, ForkContract
 ):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 

@@ -79,7 +79,7 @@ async function showList() {
     for (const item of meta.value.split(",").map((s) => s.trim()).filter(Boolean)) params.append("metadata", item);
     const teams = await api("GET", "/api/teams?" + params);
     table.replaceChildren(...teams.map(teamRow));
-    if (!teams.length) table.append(el("tr", {}, el("td", { colspan: 6, text: "no team" })));
+    if (!teams.length) table.append(el("tr", {}, el("td", { colspan: 7, text: "no team" })));
   });
 
   function teamRow(team) {
@@ -95,6 +95,7 @@ async function showList() {
       el("td", { class: "status-" + team.status, text: team.status + (team.running_here ? " here" : "") }),
       el("td", { text: time(team.updated_at) }),
       el("td", { text: team.metadata_indexes.map((e) => e.replace("|", "=")).join(", ") }),
+      el("td", { class: "quiet", "data-testid": "team-lineage", text: team.lineage || "" }),
       actions);
   }
 
@@ -127,7 +128,7 @@ async function showList() {
   view.append(
     el("section", { class: "toolbar" }, search, status, meta, button("filter", refresh, "filter")),
     el("table", { class: "teams" },
-      el("thead", {}, el("tr", {}, ...["name", "id", "status", "updated", "metadata", ""].map((h) => el("th", { text: h })))),
+      el("thead", {}, el("tr", {}, ...["name", "id", "status", "updated", "metadata", "lineage", ""].map((h) => el("th", { text: h })))),
       table),
     el("section", { class: "create" },
       el("h2", { text: "Create a team" }),
@@ -168,6 +169,7 @@ class TeamPage {
     this.oldest = null;
     this.timer = null;
     this.header = el("section", { class: "team-header" });
+    this.lineage = el("section", { class: "lineage", "data-testid": "lineage" });
     this.older = button("load older messages", attempt(() => this.loadOlder()), "older");
     this.conversation = el("ol", { class: "conversation", "data-testid": "conversation" });
     this.conversation.addEventListener("scroll", () => {
@@ -197,6 +199,7 @@ class TeamPage {
       this.input, this.completions, el("button", { type: "submit", text: "send", "data-testid": "send" }));
     root.append(
       this.header,
+      this.lineage,
       el("div", { class: "columns" },
         el("section", { class: "talk" }, el("h2", { text: "Conversation" }), this.older, this.conversation, form),
         el("aside", {},
@@ -286,6 +289,37 @@ class TeamPage {
       ...actions);
     const names = Object.entries(team.commands || {}).flatMap(([member, cmds]) => cmds.map((c) => `${member} /${c}`));
     this.commandHints = names;
+    await this.loadLineage();
+  }
+
+  // Where the team comes from (its ancestors and fork points) and every fork of it.
+  async loadLineage() {
+    const family = await api("GET", `/api/teams/${this.id}/lineage`);
+    if (this.closed()) return;
+    const link = (id, name) => el("a", { href: "#/team/" + id, "data-team-link": id, text: `${name || "(unnamed)"} ${id.slice(0, 8)}` });
+    const parts = [];
+    if (family.ancestors.length) {
+      parts.push(el("div", { "data-testid": "lineage-parents" }, "forked from ",
+        ...family.ancestors.flatMap((a, i) => [i ? " ← " : "", link(a.team_id, a.name), ` at event ${a.forked_at}`])));
+    }
+    if (family.team.abandoned_for) {
+      parts.push(el("div", { class: "quiet", "data-testid": "lineage-abandoned" }, "abandoned for ", link(family.team.abandoned_for, "")));
+    }
+    const tree = (forks) => el("ul", {}, ...forks.map((f) => el("li", { "data-testid": "lineage-fork" },
+      link(f.team_id, f.name),
+      ` ${f.rewind ? "rewound" : "forked"} at event ${f.at_sequence}${f.abandoned_for ? " (abandoned)" : ""}`,
+      f.forks.length ? tree(f.forks) : null)));
+    if (family.forks.length) parts.push(el("div", { "data-testid": "lineage-forks" }, "forks:", tree(family.forks)));
+    this.lineage.replaceChildren(...parts);
+  }
+
+  // A new team made of this one's events up to ``seq``; its page opens (stopped).
+  async forkAt(seq) {
+    flash(`forking at event ${seq}…`);
+    const made = await api("POST", `/api/teams/${this.id}/fork`, { at: seq });
+    const cut = made.interrupted.length ? ` (${made.interrupted.length} call(s) in flight reported interrupted)` : "";
+    location.hash = "#/team/" + made.team_id;
+    flash(`forked at event ${seq}${cut}`);
   }
 
   async lifecycle(verb) {
@@ -333,7 +367,8 @@ class TeamPage {
       el("div", { class: "meta" },
         el("span", { class: "who", text: `${row.sender || "?"} → ${row.recipient || "?"}` }),
         el("span", { class: "kind", text: [row.intent, row.message_type].filter(Boolean).join(" · ") }),
-        el("time", { text: time(row.time) })),
+        el("time", { text: time(row.time) }),
+        row.seq ? el("button", { type: "button", class: "fork-here", title: `a new team of events 1 to ${row.seq}`, text: "fork from here", "data-testid": "fork-here", on: { click: attempt(() => this.forkAt(row.seq)) } }) : null),
       el("div", { class: "content", "data-testid": "message-content", text: row.content === null ? "(" + row.message_type + ")" : row.content }));
     if (atTop) this.conversation.prepend(item);
     else {

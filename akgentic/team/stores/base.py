@@ -23,7 +23,9 @@ A store subclasses it and implements the primitives, each documented below with
 its contract. They are protected methods (one leading underscore): only
 StoreBase calls them, and only on an open store, but for ``_release_hold`` and
 ``_hold_alive``, which must work after ``close`` too. ``_stored_sequences`` and
-``_max_sequence`` have defaults reading through ``_scan_events``. The primitives:
+``_max_sequence`` have defaults reading through ``_scan_events``, and ``_copy_from``
+(what a fork copies a page of a log with, :mod:`akgentic.team.fork`) one over
+``_scan_events`` and ``_append``. The primitives:
 
 ======================  ======================================================
 reads (as stored)       :meth:`~StoreBase._read_team`, :meth:`~StoreBase._scan_events`,
@@ -36,6 +38,7 @@ writes (fenced)         :meth:`~StoreBase._append`, :meth:`~StoreBase._put_team`
 ownership               :meth:`~StoreBase._cas_team`, :meth:`~StoreBase._take_hold`,
                         :meth:`~StoreBase._release_hold`, :meth:`~StoreBase._hold_alive`
 checks and lifecycle    :meth:`~StoreBase._check_integrity`, ``close`` (setting ``_closed``)
+forks (optional)        :meth:`~StoreBase._copy_from` (default: scan, decode, append)
 ======================  ======================================================
 
 See ``docs/event-stores.md`` ("Writing a store plugin").
@@ -53,6 +56,7 @@ from uuid import UUID
 from akgentic.core.utils.serializer import shared_addresses
 from akgentic.team.errors import (
     DuplicateEventError,
+    EventLogUnreadableError,
     EventStoreError,
     TeamClaimLostError,
     TeamNotFoundError,
@@ -275,6 +279,32 @@ class StoreBase(ClosingStore):
         """Remove the record, events and states of the team (an unknown team: nothing)."""
         raise NotImplementedError
 
+    def _copy_from(
+        self,
+        source: UUID,
+        target: UUID,
+        first: int,
+        last: int,
+        rewrite: Callable[[Payload], Payload],
+    ) -> int:
+        """Append to ``target``'s log the events ``first..last`` of ``source``, each payload
+        passed through ``rewrite``, in one atomic write (a fork's copy, page by page);
+        returns how many were copied.
+
+        By default read with :meth:`_scan_events`, decoded and written with
+        :meth:`_append` (unfenced); a driver may copy inside the storage instead.
+        """
+        rows = self._scan_events(
+            source, after_sequence=first - 1, before_sequence=last + 1, limit=None, newest=False
+        )
+        with shared_addresses():
+            events = [
+                decode_event(rewrite(payload), target, sequence) for sequence, payload in rows
+            ]
+        if events:
+            self._append(events, None)
+        return len(events)
+
     # -- primitives: ownership ------------------------------------------------
     def _cas_team(self, team_id: UUID, decide: Decide, hold: object | None) -> Process | None:
         """Read the record, write ``decide(record)`` in its place; return what was written.
@@ -367,6 +397,55 @@ class StoreBase(ClosingStore):
     def _decode_events(team_id: UUID, rows: Iterable[tuple[int, Payload]]) -> list[PersistedEvent]:
         with shared_addresses():
             return [decode_event(payload, team_id, sequence) for sequence, payload in rows]
+
+    @_driven
+    def scan_raw_events(
+        self,
+        team_id: UUID,
+        *,
+        after_sequence: int | None = None,
+        before_sequence: int | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[int, Payload]]:
+        """``(sequence, payload as stored)`` of a window of the log, ascending, undecoded."""
+        check_page(after_sequence, before_sequence, limit)
+        self._check_open()
+        return list(
+            self._scan_events(
+                team_id,
+                after_sequence=after_sequence,
+                before_sequence=before_sequence,
+                limit=limit,
+                newest=False,
+            )
+        )
+
+    @_driven
+    def copy_events(
+        self,
+        source: UUID,
+        target: UUID,
+        *,
+        first: int,
+        last: int,
+        rewrite: Callable[[Payload], Payload],
+    ) -> None:
+        """Append ``source``'s events ``first..last``, rewritten, to ``target``'s log (atomic).
+
+        What a fork copies with, one page at a time (see :mod:`akgentic.team.fork`);
+        a sequence already stored in ``target`` raises ``DuplicateEventError``, and a
+        window of ``source`` missing an event (deleted meanwhile) raises
+        ``EventLogUnreadableError`` (the fork then removes its partial copy).
+        """
+        self._check_open()
+        if first > last:
+            return
+        copied = self._copy_from(source, target, first, last, rewrite)
+        if copied != last - first + 1:
+            raise EventLogUnreadableError(
+                f"team {source}'s events {first} to {last} are not all there any more "
+                f"({copied} found): it was deleted or damaged while being forked"
+            )
 
     @_driven
     def get_max_sequence(self, team_id: UUID) -> int:

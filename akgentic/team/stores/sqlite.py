@@ -45,7 +45,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from itertools import chain
@@ -55,6 +55,7 @@ from uuid import UUID
 
 from akgentic.core.utils.serializer import class_path, serialize
 from akgentic.team.errors import (
+    DuplicateEventError,
     EventStoreError,
     InvalidStoreURLError,
     StoreUnreadableError,
@@ -165,6 +166,14 @@ def _event_row(event: PersistedEvent) -> tuple[str, int, str, str, str]:
         stamp,
         payload,
     )
+
+
+class _IncompleteCopyError(Exception):
+    """A fork's page missed events: rolls the copy back, then says how many there were."""
+
+    def __init__(self, copied: int) -> None:
+        super().__init__(copied)
+        self.copied = copied
 
 
 class SqliteEventStore(LockFileHolds, StoreBase):
@@ -426,6 +435,43 @@ class SqliteEventStore(LockFileHolds, StoreBase):
             # Nothing was written (the statement is all-or-nothing): the fence refused.
             row = conn.execute(_EPOCH_SQL, (str(team_id),)).fetchone()
         raise TeamClaimLostError(team_id, epoch, None if row is None else int(row[0]))
+
+    def _copy_from(
+        self,
+        source: UUID,
+        target: UUID,
+        first: int,
+        last: int,
+        rewrite: Callable[[Payload], Payload],
+    ) -> int:
+        """One ``INSERT ... SELECT`` inside the database: the rows never cross into Python
+        but for the rewrite, a SQL function for the statement's duration. A window
+        missing an event copies nothing (the count is checked in the transaction)."""
+
+        def rewritten(payload: str) -> str:
+            return str(rewrite(payload))
+
+        with self._lock:
+            conn = self._connection()
+            conn.create_function("akgentic_fork_rewrite", 1, rewritten, deterministic=True)
+            try:
+                with self._transaction() as cur:
+                    cur.execute(
+                        f"INSERT INTO events ({_EVENT_COLUMNS}) SELECT ?, sequence, event_type, "
+                        "timestamp, akgentic_fork_rewrite(payload) FROM events "
+                        "WHERE team_id = ? AND sequence >= ? AND sequence <= ? ORDER BY sequence",
+                        (str(target), str(source), first, last),
+                    )
+                    copied = cur.rowcount
+                    if copied != last - first + 1:
+                        raise _IncompleteCopyError(copied)
+            except _IncompleteCopyError as incomplete:
+                return incomplete.copied
+            except sqlite3.IntegrityError:
+                raise DuplicateEventError(target, first) from None
+            finally:
+                conn.create_function("akgentic_fork_rewrite", 1, None)
+        return copied
 
     def _put_team(self, process: Process, epoch: int | None) -> None:
         with self._transaction() as cur:

@@ -1,10 +1,21 @@
-"""Hook implementations of the notification plugin: the card and its stored types."""
+"""Hook implementations of the notification plugin: the card and its stored types.
+
+A team using the card cannot be forked (``akgentic_team_fork``): the pending
+reminders live in the ``#NotificationTool`` actor's latest state, published once
+per scan, not as events, so their state at an earlier point of the log is unknown.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugin_api import ConsolePaneSpec, ToolCardSpec, hookimpl
+from akgentic.plugin_api import (
+    ConsolePaneSpec,
+    ForkRefusedError,
+    ForkRequest,
+    ToolCardSpec,
+    hookimpl,
+)
 from akgentic_notification.card import NotificationTool
 from akgentic_notification.pane import render_notifications_pane
 
@@ -33,3 +44,14 @@ def akgentic_console_panes() -> Iterable[ConsolePaneSpec]:
             render=render_notifications_pane,
         )
     ]
+
+
+@hookimpl
+def akgentic_team_fork(fork: ForkRequest) -> None:
+    """Refuse a fork of a team that uses the card (its reminders are not kept per event)."""
+    if fork.mentions("akgentic_notification."):
+        raise ForkRefusedError(
+            "notification",
+            "keeps its pending reminders in its actor's latest state, not in the event log, "
+            "so they cannot be restored as they were at an earlier event",
+        )

@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ from akgentic_workspace.journal_tree import (
 from akgentic_workspace.locks import MetaDir
 from akgentic_workspace.paths import WorkspaceLocation
 
-__all__ = ["HUMAN", "OUT_OF_BAND", "Author", "Journal"]
+__all__ = ["BRANCH", "HUMAN", "OUT_OF_BAND", "TIMES_FILE", "Author", "Journal"]
 
 log = logging.getLogger("akgentic_workspace.journal")
 
@@ -55,6 +56,8 @@ SEEDED_IGNORE = (
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 BRANCH = "refs/heads/master"
+#: In ``<leaf>.git``: one line per journal commit, ``<sha> <time in ns>``, oldest first.
+TIMES_FILE = "akgentic-times"
 _OUT_OF_BAND_SUBJECT = "out-of-band: changes from outside the tools"
 
 
@@ -260,7 +263,21 @@ class Journal:
             repo.loaded = False
             raise JournalError("the branch moved or is locked by another git")
         repo.head, repo.root = commit, root
+        self._note_time(commit)
         return True
+
+    def _note_time(self, commit: str) -> None:
+        """Append ``<commit> <ns since the epoch>`` to the journal's times file.
+
+        A fork finds the commit of a tree at an event by these times (git's own
+        are in whole seconds). Called under the journal lock, so lines follow the
+        branch's order; a failure to write is logged, never fails the change.
+        """
+        try:
+            with open(self._git_dir / TIMES_FILE, "a", encoding="ascii") as times:
+                times.write(f"{commit} {time.time_ns()}\n")
+        except OSError as error:
+            log.warning("journal times of %s not written: %s", self.location.relative, error)
 
     def _problem(self, what: str, error: Exception) -> str:
         """Log a failure and say it in words for the tool's answer."""

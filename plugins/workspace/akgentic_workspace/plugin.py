@@ -1,14 +1,23 @@
 """Hook implementation of the workspace plugin: registers ``WorkspaceTool`` as ``workspace``.
 
 It also registers the ``local`` vector backend that the retrieval capabilities keep
-beside each tree (``akgentic_workspace.rag.local_backend``).
+beside each tree (``akgentic_workspace.rag.local_backend``), and gives a fork of a
+team its own copy of each tree as it was at the fork point (``akgentic_team_fork``,
+:mod:`akgentic_workspace.fork`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from akgentic.plugin_api import MessageTypeSpec, ToolCardSpec, VectorBackendSpec, hookimpl
+from akgentic.plugin_api import (
+    ForkRequest,
+    ForkStep,
+    MessageTypeSpec,
+    ToolCardSpec,
+    VectorBackendSpec,
+    hookimpl,
+)
 from akgentic_workspace.console_pane import akgentic_console_panes as akgentic_console_panes
 
 #: The product documents' module path this plugin answers for.
@@ -70,3 +79,11 @@ def akgentic_message_types() -> Iterable[MessageTypeSpec]:
             (models.NewFileMessage, "Queue uploaded workspace files for retrieval"),
         )
     ]
+
+
+@hookimpl
+def akgentic_team_fork(fork: ForkRequest) -> list[ForkStep]:
+    """Give a fork its own copy of each tree, as the tree was at the fork point."""
+    from akgentic_workspace.fork import fork_steps
+
+    return list(fork_steps(fork))
