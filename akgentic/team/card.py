@@ -7,7 +7,7 @@ the team's business metadata must validate against (``metadata_type``), which
 extra profiles may be hired at run time (``agent_profiles``) and what greeting
 is published when the team is first created (``welcome_message``), the
 settings of live telemetry (``telemetry``, read by the otel plugin) and the
-team-wide budget (``budget``, :class:`~akgentic.llm.team_budget.BudgetLimits`:
+team-wide budget (``budget``, :class:`~akgentic.llm.budget_limits.BudgetLimits`:
 caps on tokens, requests, tool calls, estimated USD and wall time counted across
 every member; see ``docs/budgets.md``).
 
@@ -34,7 +34,7 @@ from akgentic.core.utils.serializer import (
     class_path,
     deserialize_object,
 )
-from akgentic.llm.team_budget import BudgetLimits
+from akgentic.llm.budget_limits import BudgetLimits
 from akgentic.team.card_tree import Location, TreeNode, tree_problems
 from akgentic.team.errors import TeamCardError
 from akgentic.team.resolve import (

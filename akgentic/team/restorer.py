@@ -49,7 +49,6 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.core.utils.addresses import map_addresses
 from akgentic.core.utils.serializer import class_path, import_class, shared_addresses
-from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
 from akgentic.team.factory import hireable_catalog, stop_orchestrator
 from akgentic.team.models import AgentStateSnapshot, Process
 from akgentic.team.runtime import TeamRuntime
@@ -176,6 +175,9 @@ class TeamRestorer:
             orch.set_metadata(process.metadata)
             limits = process.team_card.budget
             if limits is not None:
+                # Imported here: a team without a budget never loads the counter.
+                from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
+
                 lead = process.team_card.lead_name
                 budget = TeamBudget.rebuild(limits, events, lead=lead)
                 orch.set_team_service(BUDGET_SERVICE, budget)
