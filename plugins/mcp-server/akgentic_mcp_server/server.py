@@ -4,7 +4,9 @@ Tools: ``ask`` (send as the human, wait for the turn to end, return what came ba
 the human; progress notifications while it runs), ``send`` (fire and forget),
 ``status`` and ``answer`` (reply to a question an agent asked the human, then wait
 like ``ask``). Resources: ``akgentic://team/conversation`` and
-``akgentic://team/members``, both JSON read from the team's event log.
+``akgentic://team/members``, both JSON read from the team's event log. For a client
+that declares the MCP tasks extension, ``ask`` and ``answer`` run as tasks instead
+(:mod:`akgentic_mcp_server.tasks`).
 
 The SDK speaks the protocol (stdio or streamable HTTP); nothing here writes JSON-RPC.
 Team calls block, so they run on worker threads; the event loop only waits.

@@ -127,6 +127,16 @@ def test_tasks_result_waits_for_the_turn_and_reports_its_progress(serve_stdio: S
         assert client.text(client.task_result(answer.task_id)) == "Noted: blue"
 
 
+def test_any_turn_of_the_human_is_a_task_read_from_the_log(serve_stdio: Serve) -> None:
+    with serve_stdio(tasks=True) as client:
+        sent = client.call("send", {"text": "sent, not asked"}).structured_content
+        assert sent is not None
+        got = _finished(client, sent["message_id"], Progress())
+        assert got.status == "completed" and got.task_id == sent["message_id"]
+        assert got.result is not None
+        assert got.result["content"][0]["text"] == "Echo: sent, not asked"
+
+
 def test_a_refused_ask_is_a_tool_error_and_no_task(serve_stdio: Serve) -> None:
     with serve_stdio(tasks=True) as client:
         refused = client.start_task("ask", {"text": "x" * (64 * 1024 + 1)})
