@@ -445,6 +445,9 @@ def managed_teams(
         subscribers=[printer] if printer is not None else [],
         stop_signal=int(signal.SIGTERM),
         on_claim_lost=_interrupt_on_claim_lost,
+        # A session holds its team until it ends: idle, the team stops (the idle
+        # delay) rather than passivating under the session's feet.
+        passivate_after=None,
     )
     with stop_signals_interrupt(), stack_dumps_on_sigusr1():
         try:

@@ -95,6 +95,8 @@ class TeamSummary(BaseModel):
     updated_at: datetime
     metadata: Any = None
     metadata_indexes: list[str] = Field(default_factory=list)
+    #: Why a ``broken`` team could not be activated (None for every other status).
+    reason: str | None = None
 
     @classmethod
     def of(cls, process: Process) -> TeamSummary:
@@ -115,6 +117,7 @@ class TeamSummary(BaseModel):
             updated_at=process.updated_at,
             metadata=metadata,
             metadata_indexes=list(process.metadata_indexes),
+            reason=process.reason,
         )
 
 

@@ -39,7 +39,8 @@ class LocalRuntime:
         self._store = event_store
         self._owns_store = owns_store
         self._system = ActorSystem()
-        self.manager = TeamManager(self._system, event_store)
+        # Like a fleet worker: teams live until stopped (placement knows no passivation).
+        self.manager = TeamManager(self._system, event_store, passivate_after=None)
         # The local runtime runs the caller's own cards: host processes are theirs to start.
         self.host = TeamHost(self.manager, allow_host_processes=True)
         self._lock = threading.Lock()

@@ -9,6 +9,10 @@ clock thread watches every team's), so it costs no thread per event.
 the countdown only runs while no task is in flight. Counting is suppressed while
 a stored history is replayed, so a replay cannot move the clock.
 
+With ``passivate=True`` the countdown passivates the team instead
+(``team_manager.passivate_team``): its actors stop, its record says
+``passivated`` and the next message brings it back (docs/virtual-teams.md).
+
 The delay comes from ``ORCHESTRATOR_TIMEOUT_DELAY`` (seconds, default
 :data:`DEFAULT_IDLE_DELAY`); a value that is not a number raises when the
 subscriber is built, not later.
@@ -50,6 +54,8 @@ def _step(cls: type) -> int:
 class _Stopper(Protocol):
     def stop_team(self, team_id: UUID) -> None: ...
 
+    def passivate_team(self, team_id: UUID) -> None: ...
+
 
 def idle_delay() -> float:
     """The idle delay from the environment (``ValueError`` for a non-numeric value)."""
@@ -68,11 +74,22 @@ def idle_delay() -> float:
 
 
 class IdleStopSubscriber:
-    """Subscriber calling ``team_manager.stop_team(team_id)`` after ``delay`` idle seconds."""
+    """Subscriber calling ``team_manager.stop_team(team_id)`` after ``delay`` idle seconds.
 
-    def __init__(self, team_manager: _Stopper, team_id: UUID, delay: float | None = None) -> None:
+    ``passivate=True``: ``team_manager.passivate_team(team_id)`` instead.
+    """
+
+    def __init__(
+        self,
+        team_manager: _Stopper,
+        team_id: UUID,
+        delay: float | None = None,
+        *,
+        passivate: bool = False,
+    ) -> None:
         self.team_manager = team_manager
         self.team_id = team_id
+        self.passivate = passivate
         self.delay = idle_delay() if delay is None else float(delay)
         self._restoring = False
         self._dispatched = False
@@ -129,9 +146,13 @@ class IdleStopSubscriber:
         thread.start()
 
     def _stop(self) -> None:
-        logger.info("team %s idle for %.0f s: stopping it", self.team_id, self.delay)
+        verb = "passivating" if self.passivate else "stopping"
+        logger.info("team %s idle for %.0f s: %s it", self.team_id, self.delay, verb)
         try:
-            self.team_manager.stop_team(self.team_id)
+            if self.passivate:
+                self.team_manager.passivate_team(self.team_id)
+            else:
+                self.team_manager.stop_team(self.team_id)
         except ValueError as exc:  # already stopped or deleted meanwhile
             logger.debug("idle stop of team %s skipped: %s", self.team_id, exc)
         except Exception:
@@ -140,4 +161,7 @@ class IdleStopSubscriber:
             self.stopped.set()
 
     def __repr__(self) -> str:
-        return f"IdleStopSubscriber(team_id={self.team_id}, delay={self.delay})"
+        return (
+            f"IdleStopSubscriber(team_id={self.team_id}, delay={self.delay}, "
+            f"passivate={self.passivate})"
+        )

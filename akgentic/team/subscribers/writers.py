@@ -32,15 +32,25 @@ _IDLE_TIMEOUT = 5.0
 
 
 class WriterPool:
-    """Daemon threads running store-writing jobs (see the module docstring)."""
+    """Daemon threads running jobs, started on demand and ended when idle.
+
+    The process's store writers are one (see the module docstring); a
+    :class:`~akgentic.team.manager.TeamManager` runs its activations on another,
+    ``max_workers`` of them at once and the rest queued.
+    """
 
     def __init__(
-        self, max_workers: int = DEFAULT_MAX_WRITERS, idle_timeout: float = _IDLE_TIMEOUT
+        self,
+        max_workers: int = DEFAULT_MAX_WRITERS,
+        idle_timeout: float = _IDLE_TIMEOUT,
+        *,
+        name: str = "akgentic-writer",
     ) -> None:
         if max_workers < 1:
             raise ValueError(f"max_workers must be >= 1, not {max_workers}")
         self.max_workers = max_workers
         self.idle_timeout = idle_timeout
+        self.name = name
         self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._workers = 0
@@ -65,9 +75,7 @@ class WriterPool:
             else:
                 return
         try:
-            threading.Thread(
-                target=self._work, name=f"akgentic-writer-{number}", daemon=True
-            ).start()
+            threading.Thread(target=self._work, name=f"{self.name}-{number}", daemon=True).start()
         except BaseException:
             with self._lock:
                 self._workers -= 1
