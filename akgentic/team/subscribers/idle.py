@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Protocol
+from typing import Protocol, cast
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
@@ -54,6 +54,8 @@ def _step(cls: type) -> int:
 class _Stopper(Protocol):
     def stop_team(self, team_id: UUID) -> None: ...
 
+
+class _Passivator(Protocol):
     def passivate_team(self, team_id: UUID) -> None: ...
 
 
@@ -87,6 +89,8 @@ class IdleStopSubscriber:
         *,
         passivate: bool = False,
     ) -> None:
+        if passivate and not callable(getattr(team_manager, "passivate_team", None)):
+            raise TypeError(f"{type(team_manager).__name__} has no passivate_team")
         self.team_manager = team_manager
         self.team_id = team_id
         self.passivate = passivate
@@ -150,7 +154,7 @@ class IdleStopSubscriber:
         logger.info("team %s idle for %.0f s: %s it", self.team_id, self.delay, verb)
         try:
             if self.passivate:
-                self.team_manager.passivate_team(self.team_id)
+                cast(_Passivator, self.team_manager).passivate_team(self.team_id)
             else:
                 self.team_manager.stop_team(self.team_id)
         except ValueError as exc:  # already stopped or deleted meanwhile
