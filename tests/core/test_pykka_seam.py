@@ -127,7 +127,7 @@ def test_the_threading_actor_starts_its_loop_on_one_daemon_configurable_thread()
     function = pykka.ThreadingActor._start_actor_loop
     assert list(inspect.signature(function).parameters) == ["self"]
     assert {"Thread", "_actor_loop", "use_daemon_thread"} <= _names(function)
-    assert "_start_actor_loop" in _names(pykka.Actor.start.__func__)
+    assert "_start_actor_loop" in _names(inspect.unwrap(pykka.Actor.start))
 
 
 def test_the_actor_inbox_is_created_by_an_overridable_static_hook() -> None:
