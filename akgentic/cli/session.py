@@ -171,7 +171,12 @@ def cli_errors() -> Iterator[None]:
 
     from akgentic.plugins import PluginError, UnknownPluginNameError
     from akgentic.team.card_yaml import TeamCardValidationError
-    from akgentic.team.errors import EventStoreError, TeamNotFoundError, TeamStateError
+    from akgentic.team.errors import (
+        ActivationTimeoutError,
+        EventStoreError,
+        TeamNotFoundError,
+        TeamStateError,
+    )
 
     try:
         yield
@@ -197,7 +202,7 @@ def cli_errors() -> Iterator[None]:
         # Two plugins claiming one name, strict mode: the installation, not the input.
         print_error(exc)
         raise typer.Exit(1) from None
-    except (TeamNotFoundError, TeamStateError) as exc:
+    except (TeamNotFoundError, TeamStateError, ActivationTimeoutError) as exc:
         print_error(exc)
         raise typer.Exit(1) from None
     except EventStoreError as exc:
