@@ -359,6 +359,11 @@ def main() -> None:
     parser.add_argument("--stored", type=int, default=100_000, help="passivated teams stored")
     parser.add_argument("--held", default="", help="team counts to try, e.g. 1000,2000,5000")
     parser.add_argument("--period", type=float, default=10.0, help="seconds between messages")
+    parser.add_argument(
+        "--parts",
+        default="live,activation,stored,held",
+        help="which parts to run (comma-separated); the others report null",
+    )
     parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
@@ -375,11 +380,27 @@ def main() -> None:
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="akgentic-virtual-") as tmp:
         work = Path(tmp)
-        out.update(child("live", args, work))
-        out.update(child("activation", args, work))
-        written = child("write_stored", args, work)
-        out.update(child("stored", args, work))
-        out["stored_write_s"] = written["write_s"]
+        parts = {p.strip() for p in args.parts.split(",") if p.strip()}
+        skipped = "not run (--parts)"
+        if "live" in parts:
+            out.update(child("live", args, work))
+        else:
+            out["threads_per_live_team"] = out["rss_kib_per_live_team"] = None
+            missing["threads_per_live_team"] = missing["rss_kib_per_live_team"] = skipped
+        if "activation" in parts:
+            out.update(child("activation", args, work))
+        else:
+            out["activation_ms_p50"] = out["activation_ms_p99"] = None
+            missing["activation_ms_p50"] = missing["activation_ms_p99"] = skipped
+        if "stored" in parts and args.stored > 0:
+            written = child("write_stored", args, work)
+            out.update(child("stored", args, work))
+            out["stored_write_s"] = written["write_s"]
+        else:
+            out["stored_teams"] = out["rss_mib_100000_stored"] = None
+            missing["stored_teams"] = missing["rss_mib_100000_stored"] = skipped
+        if "held" not in parts:
+            args.held = ""
         held: list[dict[str, Any]] = []
         best: int | None = None
         for raw in [c for c in args.held.split(",") if c.strip()]:
