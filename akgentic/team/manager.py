@@ -484,18 +484,37 @@ class TeamManager:
             self.event_store.release_team(team_id)
 
     @_with_registry
-    def passivate_team(self, team_id: TeamId) -> None:
+    def passivate_team(self, team_id: TeamId, *, when_idle: bool = False) -> None:
         """Stop a team this manager runs and record it ``passivated`` (woken by a message).
 
         Everything its persistence queued is written before the record changes,
         as for :meth:`stop_team`; a team this manager does not run is left alone.
+        ``when_idle=True`` (the idle countdown's call) leaves a team that got work
+        since the countdown ran out running, and counts down again.
         """
         uid = as_team_id(team_id)
         with self._lock(uid):
             runtime = self.get_runtime(uid)
             if runtime is None:
                 return
+            # New sends now wait for the next activation (they block on this lock);
+            # work that came in since the countdown fired keeps the team running.
+            runtime.mark_closing(True)
+            if when_idle and self._busy(runtime):
+                runtime.mark_closing(False)
+                idle = self._idle.get(uid)
+                if idle is not None:
+                    idle.rearm()
+                return
             self._stop_here(uid, runtime, TeamStatus.PASSIVATED)
+
+    def _busy(self, runtime: TeamRuntime) -> bool:
+        """Work since the countdown ran out: in flight, done (re-armed) or queued."""
+        idle = self._idle.get(runtime.id)
+        if idle is not None and (idle.timer.active_tasks > 0 or idle.timer.is_running):
+            return True
+        inboxes = (runtime.entry_addr, runtime.orchestrator_addr)
+        return any(queued_count(actor_ref_of(addr).actor_inbox) for addr in inboxes)
 
     def _stop_here(
         self, team_id: UUID, runtime: TeamRuntime, status: TeamStatus = TeamStatus.STOPPED
@@ -726,7 +745,7 @@ class TeamManager:
         uid = as_team_id(team_id)
         with self._guard:
             runtime = self._runtimes.get(uid)
-            if runtime is not None:
+            if runtime is not None and not runtime.closing:
                 return runtime
             future = self._activations.get(uid)
             lead = future is None

@@ -87,6 +87,7 @@ class TeamRuntime(SerializableBaseModel):
     _gate: SendGate | None = PrivateAttr(default=None)
     _senders: dict[UUID, ActorAddress] = PrivateAttr(default_factory=dict)
     _activator: Callable[[], TeamRuntime] | None = PrivateAttr(default=None)
+    _closing: bool = PrivateAttr(default=False)
 
     def model_post_init(self, context: Any, /) -> None:
         """Resolve snapshot addresses to live ones and build the proxies (idempotent).
@@ -144,9 +145,18 @@ class TeamRuntime(SerializableBaseModel):
         """Bring the team back through ``activator`` when a verb finds its actors stopped."""
         self._activator = activator
 
+    def mark_closing(self, closing: bool) -> None:
+        """The manager is passivating the team: verbs wait for it and for the next activation."""
+        self._closing = closing
+
+    @property
+    def closing(self) -> bool:
+        """True while the team is being passivated under this handle."""
+        return self._closing
+
     def _ensure_live(self) -> None:
         """Adopt a fresh activation when the team was passivated under this handle."""
-        if self._activator is not None and not self.entry_addr.is_alive():
+        if self._activator is not None and (self._closing or not self.entry_addr.is_alive()):
             self._revive()
 
     def _revive(self) -> None:
@@ -156,6 +166,7 @@ class TeamRuntime(SerializableBaseModel):
         fresh = activator()
         if fresh is self:
             return
+        self._closing = False  # this handle now stands for the new activation
         self.team = fresh.team
         self.orchestrator_addr = fresh.orchestrator_addr
         self.entry_addr = fresh.entry_addr
@@ -249,6 +260,11 @@ class TeamRuntime(SerializableBaseModel):
         gate = private["_gate"]
         if gate is not None:
             gate.admit()
+        if private["_closing"] and private["_activator"] is not None:
+            # Being passivated: hand the message to the team's next activation.
+            self._revive()
+            self.send(message)
+            return
         entry = self.entry_addr
         private["_senders"][entry.agent_id] = entry
         tell = private["_entry_send"]

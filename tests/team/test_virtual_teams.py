@@ -6,6 +6,7 @@ child process (see test_virtual_team_kill.py).
 
 from __future__ import annotations
 
+import importlib
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -264,3 +265,30 @@ def test_activations_are_bounded_and_a_waiting_caller_times_out(
     store.gate.set()
     assert manager.activate(first.id, timeout=20).id == first.id
     assert manager.activate(second.id, timeout=20).id == second.id
+
+
+def test_a_team_busy_when_its_countdown_runs_out_is_not_passivated_until_idle(
+    make_manager: Callable[..., TeamManager],
+    team_card: Callable[..., TeamCard],
+    member: Callable[..., dict[str, Any]],
+) -> None:
+    # The support module is on sys.path (conftest), not a package mypy can see.
+    team_test_agents = importlib.import_module("team_test_agents")
+    manager = make_manager(passivate_after=0.3)
+    runtime = manager.create_team(team_card(members=[member("Gated", "@Slow")]))
+    team_test_agents.GATE.clear()
+    try:
+        runtime.send("work")
+        wait_until(lambda: runtime.gate is not None and _in_flight(manager, runtime.id), 10)
+        manager.passivate_team(runtime.id, when_idle=True)  # the countdown's call, mid-turn
+        assert manager.get_runtime(runtime.id) is runtime
+        assert not runtime.closing
+        assert manager.get_team(runtime.id).status == TeamStatus.RUNNING  # type: ignore[union-attr]
+    finally:
+        team_test_agents.GATE.set()
+    _passivated(manager, runtime.id)  # once idle, the countdown runs again
+
+
+def _in_flight(manager: TeamManager, team_id: UUID) -> bool:
+    idle = manager._idle.get(team_id)
+    return idle is not None and idle.timer.active_tasks > 0

@@ -56,7 +56,7 @@ class _Stopper(Protocol):
 
 
 class _Passivator(Protocol):
-    def passivate_team(self, team_id: UUID) -> None: ...
+    def passivate_team(self, team_id: UUID, *, when_idle: bool = False) -> None: ...
 
 
 def idle_delay() -> float:
@@ -136,6 +136,13 @@ class IdleStopSubscriber:
         """End the countdown for good (used when a team fails to build)."""
         self.timer.close()
 
+    def rearm(self) -> None:
+        """The team was found busy when the countdown ran out: count down again."""
+        with self._latch:
+            self._dispatched = False
+        if self.timer.active_tasks == 0:
+            self.timer.start()
+
     # -- timeout ------------------------------------------------------------
     def _on_timeout(self) -> None:
         with self._latch:
@@ -154,7 +161,7 @@ class IdleStopSubscriber:
         logger.info("team %s idle for %.0f s: %s it", self.team_id, self.delay, verb)
         try:
             if self.passivate:
-                cast(_Passivator, self.team_manager).passivate_team(self.team_id)
+                cast(_Passivator, self.team_manager).passivate_team(self.team_id, when_idle=True)
             else:
                 self.team_manager.stop_team(self.team_id)
         except ValueError as exc:  # already stopped or deleted meanwhile
