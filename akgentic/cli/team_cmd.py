@@ -543,9 +543,10 @@ def team_app() -> typer.Typer:
                 typer.echo(json.dumps(family, indent=2))
                 return
             for depth, node in enumerate(family["ancestors"]):
+                status = f", {node['status']}" if node["status"] else ""
                 typer.echo(
                     "  " * depth + f"{node['team_id']} {node['name'] or ''} (forked at "
-                    f"{node['forked_at']})"
+                    f"{node['forked_at']}{status})"
                 )
             _print_forks(family["forks"], len(family["ancestors"]) + 1, str(uid))
 
@@ -572,10 +573,8 @@ def _print_forks(forks: list[dict[str, Any]], depth: int, here: str) -> None:
     for node in forks:
         mark = f", abandoned for {node['abandoned_for'][:8]}" if node["abandoned_for"] else ""
         verb = "rewind" if node["rewind"] else "fork"
-        typer.echo(
-            "  " * depth
-            + f"{node['team_id']} {node['name'] or ''} ({verb} at {node['at_sequence']}{mark})"
-        )
+        where = f"{verb} at {node['at_sequence']}, {node['status']}{mark}"
+        typer.echo("  " * depth + f"{node['team_id']} {node['name'] or ''} ({where})")
         _print_forks(node["forks"], depth + 1, "")
 
 

@@ -306,7 +306,9 @@ class TeamPage {
     }
     const tree = (forks) => el("ul", {}, ...forks.map((f) => el("li", { "data-testid": "lineage-fork" },
       link(f.team_id, f.name),
-      ` ${f.rewind ? "rewound" : "forked"} at event ${f.at_sequence}${f.abandoned_for ? " (abandoned)" : ""}`,
+      ` ${f.rewind ? "rewound" : "forked"} at event ${f.at_sequence}, `,
+      el("span", { class: "status-" + f.status, text: f.status }),
+      f.abandoned_for ? " (abandoned)" : null,
       f.forks.length ? tree(f.forks) : null)));
     if (family.forks.length) parts.push(el("div", { "data-testid": "lineage-forks" }, "forks:", tree(family.forks)));
     this.lineage.replaceChildren(...parts);
