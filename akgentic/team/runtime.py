@@ -35,11 +35,10 @@ from collections.abc import Callable
 from typing import Any, cast
 from uuid import UUID
 
-import pykka
 from pydantic import Field, PrivateAttr
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
-from akgentic.core.actor_refs import call_teller
+from akgentic.core.actor_refs import ActorDeadError, call_teller
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import Message, text_message_factory
@@ -162,7 +161,7 @@ class TeamRuntime(SerializableBaseModel):
     def _revive(self) -> None:
         activator = self._activator
         if activator is None:
-            raise pykka.ActorDeadError(f"team {self.id} is not running")
+            raise ActorDeadError(f"team {self.id} is not running")
         fresh = activator()
         if fresh is self:
             return
@@ -271,7 +270,7 @@ class TeamRuntime(SerializableBaseModel):
         try:
             for recipient in self.supervisor_addrs.values():
                 tell(recipient, message)
-        except pykka.ActorDeadError:
+        except ActorDeadError:
             # The entry point is gone (its first tell raised, so nothing went in):
             # a passivated team comes back and gets the message.
             if private["_activator"] is None:

@@ -110,7 +110,7 @@ def test_mail_from_many_threads_across_parks_is_handled_once_in_order_per_sender
         for thread in threads:
             thread.join(30)
         expected = senders * per_round * (round_ + 1)
-        wait_until(lambda: len(actor.seen) == expected, timeout=20)  # noqa: B023
+        wait_until(lambda: len(actor.seen) == expected, timeout=20)  # noqa: B023 - waited on in this round
     seen = actor.seen
     assert len(seen) == len(set(seen)) == senders * per_round * rounds
     for sender in range(senders):
