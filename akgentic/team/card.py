@@ -145,6 +145,9 @@ class TeamCard(SerializableBaseModel):
     metadata_type: type[SerializableBaseModel] | None = None
     agent_profiles: list[AgentCard] = Field(default_factory=list)
     welcome_message: str | None = None
+    #: Idle seconds after which a managed team is passivated (its actors stopped,
+    #: woken by the next message); None: the manager's setting. See virtual-teams.md.
+    passivate_after: float | None = Field(default=None, gt=0)
     #: Settings for the otel plugin (``endpoint``, ``capture_content``...), validated by
     #: it when a team is created from the card; the kernel keeps them as given. A named
     #: field rather than a generic ``extensions:`` mapping: the team file says

@@ -271,7 +271,7 @@ class ServedTeam:
             lost = manager.claim_lost(team_id)
             if lost is not None:
                 raise RequestError(_one_line(lost))
-            runtime = manager.get_runtime(team_id)
+            runtime = manager.live_runtime(team_id)  # a passivated team is woken
             if runtime is None or not runtime.orchestrator_addr.is_alive():
                 runtime = manager.resume_team(team_id)
                 logger.info("resumed team %s (it had stopped)", team_id)
