@@ -24,7 +24,7 @@ def test_a_client_without_rows_gets_the_status_and_the_bye_but_no_event_rows() -
         hub.close_streams()
         got: list[list[dict[str, Any]]] = []
         for client in (viewer, quiet):
-            rows = []
+            rows: list[dict[str, Any]] = []
             while not rows or rows[-1].get("kind") != "bye":
                 rows.append(await asyncio.wait_for(client.queue.get(), 10))
             got.append(rows)
