@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import Any, cast
 from uuid import UUID, uuid4
 
 import pytest
@@ -18,6 +18,7 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages import StartMessage, StateChangedMessage, UserMessage
 from akgentic.team import DuplicateEventError, EventStore, PersistedEvent, PersistenceSubscriber
 from akgentic.team.messages import EventQuarantined
+from akgentic.team.store import BatchEventStore
 from akgentic.team.subscribers.persistence import PersistenceStoppedError
 from akgentic.testing.event_store_contract import ContractState, contract_messages
 from akgentic.testing.event_store_poison import POISON_MARK, RefusingStore
@@ -324,3 +325,75 @@ def test_a_stored_listener_gets_a_refused_event_as_its_quarantine_record(
     assert [e.sequence for e in seen] == [1, 2, 3]
     assert isinstance(seen[1].event, EventQuarantined)
     assert [e.event for e in seen] == [e.event for e in any_store.load_events(team_id)]
+
+
+class _Batches:
+    """A store wrapper keeping the sequences of each batch written."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.batches: list[list[int]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def save_events(self, events: Any, **fence: Any) -> None:
+        self.store.save_events(events, **fence)  # type: ignore[attr-defined]
+        self.batches.append([e.sequence for e in events])
+
+
+def _exchange(team_id: UUID) -> list[Any]:
+    """@A asks @B, @B answers, both process: the ledger opens twice and closes twice."""
+    from akgentic.core.messages.orchestrator import ProcessedMessage, SentMessage
+
+    a, b = _sender(team_id, "@A"), _sender(team_id, "@B")
+    question, answer = UserMessage(content="q?"), UserMessage(content="a.")
+    return [
+        SentMessage(message=question, recipient=b).init(a, team_id),
+        SentMessage(message=answer, recipient=a).init(b, team_id),
+        ProcessedMessage(message_id=question.id).init(b, team_id),
+        ProcessedMessage(message_id=answer.id).init(a, team_id),
+    ]
+
+
+def test_the_writer_holds_a_busy_teams_batch_until_the_answer_is_in_it(
+    any_store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from akgentic.team.subscribers import persistence
+    from akgentic.testing import wait_until
+
+    if not isinstance(any_store, BatchEventStore):
+        pytest.skip("store has no batch append")
+    monkeypatch.setattr(persistence, "LINGER", 30.0)  # only the team going idle ends it
+    team_id = uuid4()
+    store = _Batches(any_store)
+    subscriber = PersistenceSubscriber(team_id, cast(EventStore, store), batching=True)
+    first, *rest = _exchange(team_id)
+    subscriber.on_message(first)  # a question in flight: its answer is coming
+    wait_until(lambda: subscriber.lingering or store.batches, timeout=30)
+    assert subscriber.lingering and not store.batches
+    for message in rest:
+        subscriber.on_message(message)
+
+    async def stored() -> None:
+        await subscriber.durable(timeout=30)
+
+    asyncio.run(stored())
+    assert store.batches == [[1, 2, 3, 4]]  # one commit: the question with its answer
+    subscriber.on_stop(team_id)
+
+
+def test_flush_does_not_wait_for_a_lingering_writer(
+    any_store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from akgentic.team.subscribers import persistence
+    from akgentic.testing import wait_until
+
+    monkeypatch.setattr(persistence, "LINGER", 60.0)
+    team_id = uuid4()
+    subscriber = PersistenceSubscriber(team_id, any_store, batching=True)
+    subscriber.on_message(_exchange(team_id)[0])  # never answered: the team stays busy
+    wait_until(lambda: subscriber.lingering or subscriber.durable_sequence == 1, timeout=30)
+    subscriber.flush(timeout=30)  # would wait the whole linger without the hurry
+    assert subscriber.durable_sequence == 1
+    subscriber.on_stop(team_id)

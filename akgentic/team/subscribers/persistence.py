@@ -40,6 +40,15 @@ the store refuses it once another owner claimed the team
 (:class:`~akgentic.team.errors.TeamClaimLostError`), persistence stops, and
 ``on_failure`` (when given) hears of it so the owner can stop the team.
 
+A commit waits a little while the team has messages in flight (group commit
+delay, as PostgreSQL's ``commit_delay`` with ``commit_siblings``): the writer,
+woken by the first event of a batch, holds it for at most :data:`LINGER` seconds
+while the team's ledger (what :class:`ActivityMonitor` tracks) says more events
+are coming, and commits as soon as the team is idle, the batch is full, or
+someone waits in :meth:`flush`. An answer recorded a moment after the message it
+answers then reaches the disk in the same commit instead of the next one: a
+reader of the log that waits for the answer pays one commit, not two.
+
 Under sustained load the writer commits one batch while the next one queues,
 so the store trails the stream by at most the batch in flight plus what
 arrived meanwhile. Two bounds keep that finite: ``max_pending`` holds the
@@ -90,6 +99,7 @@ from akgentic.team.errors import EventStoreError, TeamClaimLostError
 from akgentic.team.messages import EventQuarantined
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
+from akgentic.team.subscribers.activity import ActivityMonitor
 from akgentic.team.subscribers.quarantine import quarantined
 
 __all__ = ["PersistenceStoppedError", "PersistenceSubscriber"]
@@ -100,6 +110,12 @@ _Record = PersistedEvent | AgentStateSnapshot
 _live: weakref.WeakSet[PersistenceSubscriber] = weakref.WeakSet()
 #: Longest a waiter of :meth:`PersistenceSubscriber.wait_for_room` sleeps between checks.
 _RECHECK = 0.05
+#: Longest the writer holds a batch while the team has messages in flight (seconds).
+#: An echo's reply is recorded within about a millisecond of the message it answers
+#: on the loaded 2-core development machine, while one SQLite commit (fsync
+#: included) takes 1-4 ms there: waiting for it saves the second commit a reader of
+#: the reply otherwise waits for (bench/protocols: A2A and AG-UI round trips).
+LINGER = 0.002
 
 
 _EVENT_FIELDS = frozenset(("team_id", "sequence", "event", "timestamp"))
@@ -185,6 +201,11 @@ class PersistenceSubscriber:
         # add_stored_listener callbacks; replaced (never changed) so the writer reads
         # them without the lock.
         self._stored_listeners: tuple[Callable[[Sequence[PersistedEvent]], None], ...] = ()
+        # The team's ledger of messages in flight: while it is open, more events are on
+        # their way and the writer lingers (see LINGER). Kept for batched writes only.
+        self._activity = ActivityMonitor()
+        self._lingering = False
+        self._flushing = 0
 
     # -- state ------------------------------------------------------------
     @property
@@ -208,6 +229,11 @@ class PersistenceSubscriber:
         return self._sequence - self._taken
 
     @property
+    def lingering(self) -> bool:
+        """Whether the writer holds a batch now, for the events the busy team is about to add."""
+        return self._lingering
+
+    @property
     def restoring(self) -> bool:
         """Whether a replay is in progress (nothing is written meanwhile)."""
         return self._restoring
@@ -224,6 +250,8 @@ class PersistenceSubscriber:
             return
         with self._lock:  # the condition's lock, without the Condition's Python wrapper
             self._append(msg)
+            if self.batching:
+                self._track(msg)
 
     def on_messages(self, msgs: Sequence[Message]) -> None:
         """:meth:`on_message` for each, in order, under one lock and with one timestamp."""
@@ -238,6 +266,15 @@ class PersistenceSubscriber:
                     self.on_message(msg)  # the lock is re-entrant
                 else:
                     self._append(msg, now)
+                    if self.batching:
+                        self._track(msg)
+
+    def _track(self, msg: Message) -> None:
+        """Follow the team's ledger; end the writer's linger once it is idle (lock held)."""
+        activity = self._activity
+        activity.on_message(msg)
+        if self._lingering and activity.idle:
+            self._work.notify()
 
     def _append(self, msg: Message, now: datetime | None = None) -> None:
         """Number ``msg`` and write or queue it (caller holds the lock)."""
@@ -327,10 +364,15 @@ class PersistenceSubscriber:
         that stopped persistence.
         """
         with self._cond:
-            done = self._cond.wait_for(
-                lambda: self._failure is not None or (not self._pending and not self._writing),
-                timeout,
-            )
+            self._flushing += 1  # the writer does not linger for a batch someone waits for
+            self._work.notify()
+            try:
+                done = self._cond.wait_for(
+                    lambda: self._failure is not None or (not self._pending and not self._writing),
+                    timeout,
+                )
+            finally:
+                self._flushing -= 1
             self._raise_if_stopped()
             if not done:
                 raise TimeoutError(
@@ -456,6 +498,8 @@ class PersistenceSubscriber:
             self._ensure_writer()
         elif len(pending) == 1 and not self._writing:
             self._work.notify()  # the writer is idle: wake it (otherwise it comes back)
+        elif self._lingering and len(pending) >= self.max_pending:
+            self._work.notify()  # a full batch: no reason to wait for more
         while len(self._pending) >= self.max_pending and self._failure is None:
             self._cond.wait()
 
@@ -479,6 +523,7 @@ class PersistenceSubscriber:
                 )
                 if self._writer is not me:
                     return  # closed or replaced: whatever is queued belongs to the next writer
+                self._linger(me)
                 batch, self._pending = self._pending, []
                 self._taken = self._sequence
                 self._writing = True
@@ -510,6 +555,27 @@ class PersistenceSubscriber:
                 self._cond.notify_all()
                 callbacks = self._durable_callbacks()
             self._call_all(callbacks)
+
+    def _linger(self, me: threading.Thread) -> None:
+        """Hold the batch while the team has messages in flight, up to LINGER (lock held)."""
+        activity = self._activity
+        if activity.idle:
+            return
+        deadline = time.monotonic() + LINGER
+        self._lingering = True
+        try:
+            while (
+                not activity.idle
+                and not self._flushing
+                and self._writer is me
+                and len(self._pending) < self.max_pending
+            ):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._work.wait(remaining)
+        finally:
+            self._lingering = False
 
     def _write(self, batch: list[_Record]) -> list[PersistedEvent]:
         """Write ``batch``; the events as stored (quarantine records in their place)."""
