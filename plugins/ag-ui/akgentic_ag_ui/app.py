@@ -269,7 +269,7 @@ class _Logs:
     def __init__(self, service: ConsoleService, size: int = 64) -> None:
         self.service = service
         self._indexes: OrderedDict[UUID, LogIndex] = OrderedDict()
-        self._feeds: dict[UUID, _Feed] = {}
+        self._feeds: OrderedDict[UUID, _Feed] = OrderedDict()
         self._size = size
 
     def index(self, team_id: UUID) -> LogIndex:
@@ -287,6 +287,12 @@ class _Logs:
         feed = self._feeds.get(team_id)
         if feed is None:
             feed = self._feeds[team_id] = _Feed()
+            while len(self._feeds) > self._size:  # the least recently read team's log
+                _old_id, old = self._feeds.popitem(last=False)
+                if old.fed_by is not None and old.listener is not None:
+                    old.fed_by.remove_stored_listener(old.listener)
+        else:
+            self._feeds.move_to_end(team_id)
         if feed.fed_by is not persistence:
             if feed.fed_by is not None and feed.listener is not None:
                 feed.fed_by.remove_stored_listener(feed.listener)
