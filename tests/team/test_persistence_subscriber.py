@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any, cast
 from uuid import UUID, uuid4
 
 import pytest
@@ -16,8 +17,11 @@ from akgentic.core.actor_address import ActorAddressProxy
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages import StartMessage, StateChangedMessage, UserMessage
 from akgentic.team import DuplicateEventError, EventStore, PersistedEvent, PersistenceSubscriber
+from akgentic.team.messages import EventQuarantined
+from akgentic.team.store import BatchEventStore
 from akgentic.team.subscribers.persistence import PersistenceStoppedError
 from akgentic.testing.event_store_contract import ContractState, contract_messages
+from akgentic.testing.event_store_poison import POISON_MARK, RefusingStore
 
 
 def _sender(team_id: UUID, name: str = "@Worker") -> ActorAddressProxy:
@@ -261,3 +265,135 @@ def test_the_subscriber_records_the_orchestrator_start_as_sequence_one(
     assert event.sequence == 1
     assert isinstance(event.event, StartMessage)
     assert event.event.sender == orchestrator
+
+
+def test_stored_listeners_get_each_committed_event_once_in_order_before_durable_wakes(
+    any_store: EventStore, batching: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    team_id = uuid4()
+    subscriber = PersistenceSubscriber(team_id, any_store, batching=batching)
+    seen: list[PersistedEvent] = []
+    lock = threading.Lock()
+
+    def listener(events: object) -> None:
+        assert isinstance(events, list | tuple)
+        with lock:
+            seen.extend(events)
+
+    def failing(events: object) -> None:
+        raise RuntimeError("a broken view")
+
+    subscriber.add_stored_listener(failing)
+    subscriber.add_stored_listener(listener)
+    messages = [UserMessage(content=str(i)) for i in range(40)]
+
+    async def record_then_wait() -> list[int]:
+        for message in messages:
+            subscriber.on_message(message)
+        await subscriber.durable()
+        with lock:  # what the listener had when the waiter was woken
+            return [e.sequence for e in seen]
+
+    before_wake = asyncio.run(record_then_wait())
+    assert before_wake == list(range(1, 41))
+    subscriber.remove_stored_listener(listener)
+    subscriber.on_message(UserMessage(content="after"))
+    subscriber.flush()
+    assert [e.event for e in seen] == messages
+    assert [e.event for e in any_store.load_events(team_id)][:40] == [e.event for e in seen]
+    assert any_store.get_max_sequence(team_id) == 41
+    assert "stored-events listener" in caplog.text
+    subscriber.on_stop(team_id)
+
+
+def test_a_stored_listener_gets_a_refused_event_as_its_quarantine_record(
+    any_store: EventStore, batching: bool
+) -> None:
+    team_id = uuid4()
+    refusing: Any = RefusingStore(any_store)
+    subscriber = PersistenceSubscriber(team_id, refusing, batching=batching)
+    seen: list[PersistedEvent] = []
+    subscriber.add_stored_listener(seen.extend)
+    subscriber.on_messages(
+        [
+            UserMessage(content="before").init(None, team_id),
+            UserMessage(content=f"{POISON_MARK} x").init(None, team_id),
+            UserMessage(content="after").init(None, team_id),
+        ]
+    )
+    subscriber.close(timeout=30.0)
+    assert [e.sequence for e in seen] == [1, 2, 3]
+    assert isinstance(seen[1].event, EventQuarantined)
+    assert [e.event for e in seen] == [e.event for e in any_store.load_events(team_id)]
+
+
+class _Batches:
+    """A store wrapper keeping the sequences of each batch written."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.batches: list[list[int]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def save_events(self, events: Any, **fence: Any) -> None:
+        self.store.save_events(events, **fence)  # type: ignore[attr-defined]
+        self.batches.append([e.sequence for e in events])
+
+
+def _exchange(team_id: UUID) -> list[Any]:
+    """@A asks @B, @B answers, both process: the ledger opens twice and closes twice."""
+    from akgentic.core.messages.orchestrator import ProcessedMessage, SentMessage
+
+    a, b = _sender(team_id, "@A"), _sender(team_id, "@B")
+    question, answer = UserMessage(content="q?"), UserMessage(content="a.")
+    return [
+        SentMessage(message=question, recipient=b).init(a, team_id),
+        SentMessage(message=answer, recipient=a).init(b, team_id),
+        ProcessedMessage(message_id=question.id).init(b, team_id),
+        ProcessedMessage(message_id=answer.id).init(a, team_id),
+    ]
+
+
+def test_the_writer_holds_a_busy_teams_batch_until_the_answer_is_in_it(
+    any_store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from akgentic.team.subscribers import persistence
+    from akgentic.testing import wait_until
+
+    if not isinstance(any_store, BatchEventStore):
+        pytest.skip("store has no batch append")
+    monkeypatch.setattr(persistence, "LINGER", 30.0)  # only the team going idle ends it
+    team_id = uuid4()
+    store = _Batches(any_store)
+    subscriber = PersistenceSubscriber(team_id, cast(EventStore, store), batching=True)
+    first, *rest = _exchange(team_id)
+    subscriber.on_message(first)  # a question in flight: its answer is coming
+    wait_until(lambda: subscriber.lingering or store.batches, timeout=30)
+    assert subscriber.lingering and not store.batches
+    for message in rest:
+        subscriber.on_message(message)
+
+    async def stored() -> None:
+        await subscriber.durable(timeout=30)
+
+    asyncio.run(stored())
+    assert store.batches == [[1, 2, 3, 4]]  # one commit: the question with its answer
+    subscriber.on_stop(team_id)
+
+
+def test_flush_does_not_wait_for_a_lingering_writer(
+    any_store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from akgentic.team.subscribers import persistence
+    from akgentic.testing import wait_until
+
+    monkeypatch.setattr(persistence, "LINGER", 60.0)
+    team_id = uuid4()
+    subscriber = PersistenceSubscriber(team_id, any_store, batching=True)
+    subscriber.on_message(_exchange(team_id)[0])  # never answered: the team stays busy
+    wait_until(lambda: subscriber.lingering or subscriber.durable_sequence == 1, timeout=30)
+    subscriber.flush(timeout=30)  # would wait the whole linger without the hurry
+    assert subscriber.durable_sequence == 1
+    subscriber.on_stop(team_id)

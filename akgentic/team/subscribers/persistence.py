@@ -40,6 +40,15 @@ the store refuses it once another owner claimed the team
 (:class:`~akgentic.team.errors.TeamClaimLostError`), persistence stops, and
 ``on_failure`` (when given) hears of it so the owner can stop the team.
 
+A commit waits a little while the team has messages in flight (group commit
+delay, as PostgreSQL's ``commit_delay`` with ``commit_siblings``): the writer,
+woken by the first event of a batch, holds it for at most :data:`LINGER` seconds
+while the team's ledger (what :class:`ActivityMonitor` tracks) says more events
+are coming, and commits as soon as the team is idle, the batch is full, or
+someone waits in :meth:`flush`. An answer recorded a moment after the message it
+answers then reaches the disk in the same commit instead of the next one: a
+reader of the log that waits for the answer pays one commit, not two.
+
 Under sustained load the writer commits one batch while the next one queues,
 so the store trails the stream by at most the batch in flight plus what
 arrived meanwhile. Two bounds keep that finite: ``max_pending`` holds the
@@ -48,6 +57,12 @@ caller of ``on_message`` (the orchestrator) when the queue is that long, and
 :class:`~akgentic.team.backpressure.SendGate`) wait until the backlog is small
 again, so a store that cannot keep up slows the senders down instead of
 letting the lag grow.
+
+A view kept from the log (a protocol's task ledger, say) can follow it without
+reading back what was just written: :meth:`add_stored_listener` hands each
+listener the events the store acknowledged, in order, right after each commit
+(and before any :meth:`durable` waiter is woken), exactly as stored (a
+quarantined event as its record).
 
 A snapshot that fails to save is lost until the agent's state changes again
 (there is no log entry to rebuild it from), which is why failures are logged
@@ -83,6 +98,7 @@ from akgentic.team.errors import EventStoreError, TeamClaimLostError
 from akgentic.team.messages import EventQuarantined
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
+from akgentic.team.subscribers.activity import ActivityMonitor
 from akgentic.team.subscribers.quarantine import quarantined
 
 if TYPE_CHECKING:
@@ -98,6 +114,12 @@ _Record = PersistedEvent | AgentStateSnapshot
 _live: weakref.WeakSet[PersistenceSubscriber] = weakref.WeakSet()
 #: Longest a waiter of :meth:`PersistenceSubscriber.wait_for_room` sleeps between checks.
 _RECHECK = 0.05
+#: Longest the writer holds a batch while the team has messages in flight (seconds).
+#: An echo's reply is recorded within about a millisecond of the message it answers
+#: on the loaded 2-core development machine, while one SQLite commit (fsync
+#: included) takes 1-4 ms there: waiting for it saves the second commit a reader of
+#: the reply otherwise waits for (bench/protocols: A2A and AG-UI round trips).
+LINGER = 0.002
 
 
 _EVENT_FIELDS = frozenset(("team_id", "sequence", "event", "timestamp"))
@@ -180,6 +202,14 @@ class PersistenceSubscriber:
         # when_durable callbacks: (sequence, tie-breaker, callback), lowest sequence first.
         self._on_durable: list[tuple[int, int, Callable[[], None]]] = []
         self._tie = itertools.count()
+        # add_stored_listener callbacks; replaced (never changed) so the writer reads
+        # them without the lock.
+        self._stored_listeners: tuple[Callable[[Sequence[PersistedEvent]], None], ...] = ()
+        # The team's ledger of messages in flight: while it is open, more events are on
+        # their way and the writer lingers (see LINGER). Kept for batched writes only.
+        self._activity = ActivityMonitor()
+        self._lingering = False
+        self._flushing = 0
 
     # -- state ------------------------------------------------------------
     @property
@@ -203,6 +233,11 @@ class PersistenceSubscriber:
         return self._sequence - self._taken
 
     @property
+    def lingering(self) -> bool:
+        """Whether the writer holds a batch now, for the events the busy team is about to add."""
+        return self._lingering
+
+    @property
     def restoring(self) -> bool:
         """Whether a replay is in progress (nothing is written meanwhile)."""
         return self._restoring
@@ -219,6 +254,8 @@ class PersistenceSubscriber:
             return
         with self._lock:  # the condition's lock, without the Condition's Python wrapper
             self._append(msg)
+            if self.batching:
+                self._track(msg)
 
     def on_messages(self, msgs: Sequence[Message]) -> None:
         """:meth:`on_message` for each, in order, under one lock and with one timestamp."""
@@ -233,6 +270,15 @@ class PersistenceSubscriber:
                     self.on_message(msg)  # the lock is re-entrant
                 else:
                     self._append(msg, now)
+                    if self.batching:
+                        self._track(msg)
+
+    def _track(self, msg: Message) -> None:
+        """Follow the team's ledger; end the writer's linger once it is idle (lock held)."""
+        activity = self._activity
+        activity.on_message(msg)
+        if self._lingering and activity.idle:
+            self._work.notify()
 
     def _append(self, msg: Message, now: datetime | None = None) -> None:
         """Number ``msg`` and write or queue it (caller holds the lock)."""
@@ -244,12 +290,13 @@ class PersistenceSubscriber:
         event = _new_event(self.team_id, sequence, msg, now)
         if not self.batching:
             try:
-                self._save_or_quarantine(event)
+                stored = self._save_or_quarantine(event)
             except TeamClaimLostError as exc:
                 self._failure = exc
                 self._report(exc)
                 raise
             self._sequence = self._durable = self._taken = sequence
+            self._tell_stored([stored])
             return
         self._sequence = sequence
         self._enqueue(event)
@@ -321,10 +368,15 @@ class PersistenceSubscriber:
         that stopped persistence.
         """
         with self._cond:
-            done = self._cond.wait_for(
-                lambda: self._failure is not None or (not self._pending and not self._writing),
-                timeout,
-            )
+            self._flushing += 1  # the writer does not linger for a batch someone waits for
+            self._work.notify()
+            try:
+                done = self._cond.wait_for(
+                    lambda: self._failure is not None or (not self._pending and not self._writing),
+                    timeout,
+                )
+            finally:
+                self._flushing -= 1
             self._raise_if_stopped()
             if not done:
                 raise TimeoutError(
@@ -347,6 +399,34 @@ class PersistenceSubscriber:
                 heapq.heappush(self._on_durable, (sequence, next(self._tie), callback))
                 return
         callback()
+
+    def add_stored_listener(self, listener: Callable[[Sequence[PersistedEvent]], None]) -> None:
+        """Call ``listener(events)`` with every batch of events the store acknowledges.
+
+        ``events`` are the records just stored, in sequence order, each exactly as
+        written (an event the store refused as its ``EventQuarantined`` record), so a
+        view folded from them equals one folded from the store. Batched: called on
+        the writer's thread right after the commit, before the :meth:`durable`
+        waiters it fulfils are woken; direct: on the thread that recorded the
+        event, once it is written. No lock is held; the listener must be quick and
+        thread-safe. Only events stored after this call are passed: a listener
+        that needs the earlier ones reads them from the store first. An exception
+        it raises is logged and changes nothing else.
+        """
+        with self._lock:
+            self._stored_listeners = (*self._stored_listeners, listener)
+
+    def remove_stored_listener(self, listener: Callable[[Sequence[PersistedEvent]], None]) -> None:
+        """Stop calling ``listener`` (nothing happens when it was not added)."""
+        with self._lock:
+            self._stored_listeners = tuple(f for f in self._stored_listeners if f != listener)
+
+    def _tell_stored(self, events: Sequence[PersistedEvent]) -> None:
+        for listener in self._stored_listeners:
+            try:
+                listener(events)
+            except Exception:
+                logger.exception("a stored-events listener of team %s failed", self.team_id)
 
     async def durable(self, sequence: int | None = None, timeout: float = 10.0) -> None:
         """Wait on the running event loop, holding no thread, until ``sequence`` is stored.
@@ -424,6 +504,8 @@ class PersistenceSubscriber:
             self._ensure_writer()
         elif len(pending) == 1 and not self._writing:
             self._work.notify()  # the writer is idle: wake it (otherwise it comes back)
+        elif self._lingering and len(pending) >= self.max_pending:
+            self._work.notify()  # a full batch: no reason to wait for more
         while len(self._pending) >= self.max_pending and self._failure is None:
             self._cond.wait()
 
@@ -447,12 +529,13 @@ class PersistenceSubscriber:
                 )
                 if self._writer is not me:
                     return  # closed or replaced: whatever is queued belongs to the next writer
+                self._linger(me)
                 batch, self._pending = self._pending, []
                 self._taken = self._sequence
                 self._writing = True
                 self._cond.notify_all()
             try:
-                self._write(batch)
+                stored = self._write(batch)
             except BaseException as exc:
                 if not isinstance(exc, TeamClaimLostError):  # that one the owner reports
                     logger.error(
@@ -471,13 +554,37 @@ class PersistenceSubscriber:
                 self._call_all(callbacks)
                 self._report(exc)
                 return
+            if stored:
+                self._tell_stored(stored)
             with self._cond:
                 self._writing = False
                 self._cond.notify_all()
                 callbacks = self._durable_callbacks()
             self._call_all(callbacks)
 
-    def _write(self, batch: list[_Record]) -> None:
+    def _linger(self, me: threading.Thread) -> None:
+        """Hold the batch while the team has messages in flight, up to LINGER (lock held)."""
+        activity = self._activity
+        if activity.idle:
+            return
+        deadline = time.monotonic() + LINGER
+        self._lingering = True
+        try:
+            while (
+                not activity.idle
+                and not self._flushing
+                and self._writer is me
+                and len(self._pending) < self.max_pending
+            ):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._work.wait(remaining)
+        finally:
+            self._lingering = False
+
+    def _write(self, batch: list[_Record]) -> list[PersistedEvent]:
+        """Write ``batch``; the events as stored (quarantine records in their place)."""
         events = [r for r in batch if isinstance(r, PersistedEvent)]
         latest: dict[str, AgentStateSnapshot] = {}
         for record in batch:
@@ -500,15 +607,17 @@ class PersistenceSubscriber:
                     len(events),
                     exc,
                 )
+                stored = []
                 for event in events:
-                    self._save_or_quarantine(event)
+                    stored.append(self._save_or_quarantine(event))
                     with self._cond:
                         self._durable = event.sequence
                 self._save_states(latest.values())
-                return
+                return stored
             with self._cond:
                 self._durable = events[-1].sequence
         self._save_states(latest.values())
+        return events
 
     def _save_states(self, snapshots: Iterable[AgentStateSnapshot]) -> None:
         for snapshot in snapshots:
@@ -526,15 +635,16 @@ class PersistenceSubscriber:
         else:
             store.save_event(event, **self._fence)
 
-    def _save_or_quarantine(self, event: PersistedEvent) -> None:
+    def _save_or_quarantine(self, event: PersistedEvent) -> PersistedEvent:
         """Write ``event``; if the store refuses it, write its quarantine record instead.
 
-        When the store refuses the record too, the store itself is failing (not
-        this event): that error is raised, and persistence stops as before.
+        Returns what was stored. When the store refuses the record too, the store
+        itself is failing (not this event): that error is raised, and persistence
+        stops as before.
         """
         try:
             self._save_one(event)
-            return
+            return event
         except TeamClaimLostError:
             raise
         except Exception as exc:
@@ -556,6 +666,7 @@ class PersistenceSubscriber:
             stand_in.event_type,
             stand_in.reason,
         )
+        return record
 
     # -- states -----------------------------------------------------------
     def _snapshot(self, msg: StateChangedMessage) -> AgentStateSnapshot | None:
