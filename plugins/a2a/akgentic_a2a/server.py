@@ -77,7 +77,6 @@ from a2a.utils.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import apply_history_length, validate_history_length
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -85,6 +84,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from akgentic_a2a.ledger import SETTLED, Ledger, Turn, state_value
+from akgentic_a2a.required import check_required
 
 if TYPE_CHECKING:
     from akgentic.plugin_api import ConsoleService, Message, PersistedEvent
@@ -705,7 +705,7 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
         """
         from akgentic_a2a.messages import A2ATurn
 
-        validate_proto_required_fields(params)
+        check_required(params)
         validate_history_length(params.configuration)
         team_id = _team_of(context)
         runtime = self._teams.runtime(team_id)
