@@ -368,6 +368,7 @@ def test_the_writer_holds_a_busy_teams_batch_until_the_answer_is_in_it(
     team_id = uuid4()
     store = _Batches(any_store)
     subscriber = PersistenceSubscriber(team_id, cast(EventStore, store), batching=True)
+    subscriber.add_stored_listener(lambda events: None)  # someone follows the log
     first, *rest = _exchange(team_id)
     subscriber.on_message(first)  # a question in flight: its answer is coming
     wait_until(lambda: subscriber.lingering or store.batches, timeout=30)
@@ -383,6 +384,24 @@ def test_the_writer_holds_a_busy_teams_batch_until_the_answer_is_in_it(
     subscriber.on_stop(team_id)
 
 
+def test_a_team_nobody_follows_is_committed_without_waiting_for_the_answer(
+    any_store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from akgentic.team.subscribers import persistence
+    from akgentic.testing import wait_until
+
+    if not isinstance(any_store, BatchEventStore):
+        pytest.skip("store has no batch append")
+    monkeypatch.setattr(persistence, "LINGER", 60.0)  # a linger would outlast the wait
+    team_id = uuid4()
+    store = _Batches(any_store)
+    subscriber = PersistenceSubscriber(team_id, cast(EventStore, store), batching=True)
+    subscriber.on_message(_exchange(team_id)[0])  # busy, but no stored-events listener
+    wait_until(lambda: store.batches == [[1]], timeout=30)
+    assert not subscriber.lingering
+    subscriber.on_stop(team_id)
+
+
 def test_flush_does_not_wait_for_a_lingering_writer(
     any_store: EventStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -392,6 +411,7 @@ def test_flush_does_not_wait_for_a_lingering_writer(
     monkeypatch.setattr(persistence, "LINGER", 60.0)
     team_id = uuid4()
     subscriber = PersistenceSubscriber(team_id, any_store, batching=True)
+    subscriber.add_stored_listener(lambda events: None)
     subscriber.on_message(_exchange(team_id)[0])  # never answered: the team stays busy
     wait_until(lambda: subscriber.lingering or subscriber.durable_sequence == 1, timeout=30)
     subscriber.flush(timeout=30)  # would wait the whole linger without the hurry

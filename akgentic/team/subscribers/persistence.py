@@ -40,8 +40,9 @@ the store refuses it once another owner claimed the team
 (:class:`~akgentic.team.errors.TeamClaimLostError`), persistence stops, and
 ``on_failure`` (when given) hears of it so the owner can stop the team.
 
-A commit waits a little while the team has messages in flight (group commit
-delay, as PostgreSQL's ``commit_delay`` with ``commit_siblings``): the writer,
+A commit of a team whose log is followed (:meth:`add_stored_listener`) waits a
+little while the team has messages in flight (group commit delay, as
+PostgreSQL's ``commit_delay`` with ``commit_siblings``): the writer,
 woken by the first event of a batch, holds it for at most :data:`LINGER` seconds
 while the team's ledger (what :class:`ActivityMonitor` tracks) says more events
 are coming, and commits as soon as the team is idle, the batch is full, or
@@ -563,9 +564,14 @@ class PersistenceSubscriber:
             self._call_all(callbacks)
 
     def _linger(self, me: threading.Thread) -> None:
-        """Hold the batch while the team has messages in flight, up to LINGER (lock held)."""
+        """Hold the batch while the team has messages in flight, up to LINGER (lock held).
+
+        Only for a team whose log someone follows as it is stored (a stored-events
+        listener: the A2A and AG-UI views): nobody else waits for the answer's
+        commit, and a writer that waits only delays the store behind the team.
+        """
         activity = self._activity
-        if activity.idle:
+        if activity.idle or not self._stored_listeners:
             return
         deadline = time.monotonic() + LINGER
         self._lingering = True
