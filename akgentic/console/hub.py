@@ -63,15 +63,28 @@ class ConsoleHub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._clients: dict[UUID, set[StreamClient]] = {}
+        #: The clients of ``_clients`` that take no event rows (status and shutdown only).
+        self._quiet: set[StreamClient] = set()
+        #: Team id -> the clients that take its event rows (the others' rows are not made).
+        self._row_clients: dict[UUID, tuple[StreamClient, ...]] = {}
         self._in_flight: dict[UUID, dict[str, set[UUID]]] = {}
         self._commands: dict[UUID, dict[str, list[str]]] = {}
         self._restoring: set[UUID] = set()
 
     # -- clients ------------------------------------------------------------
-    def connect(self, team_id: UUID, client: StreamClient) -> None:
-        """Start sending ``team_id``'s rows to ``client``."""
+    def connect(self, team_id: UUID, client: StreamClient, *, rows: bool = True) -> None:
+        """Start sending ``team_id``'s rows to ``client``.
+
+        With ``rows=False`` the client gets only what the console publishes itself
+        (the team's status changes) and the shutdown's ``bye``: a stream that reads
+        the team's events elsewhere (from its stored log) costs the team nothing
+        per event.
+        """
         with self._lock:
             self._clients.setdefault(team_id, set()).add(client)
+            if not rows:
+                self._quiet.add(client)
+            self._refresh(team_id)
 
     def disconnect(self, team_id: UUID, client: StreamClient) -> None:
         """Stop sending to ``client``."""
@@ -81,6 +94,16 @@ class ConsoleHub:
                 clients.discard(client)
                 if not clients:
                     del self._clients[team_id]
+            self._quiet.discard(client)
+            self._refresh(team_id)
+
+    def _refresh(self, team_id: UUID) -> None:
+        """Recompute the team's row clients (lock held)."""
+        takers = tuple(c for c in self._clients.get(team_id, ()) if c not in self._quiet)
+        if takers:
+            self._row_clients[team_id] = takers
+        else:
+            self._row_clients.pop(team_id, None)
 
     def client_count(self, team_id: UUID | None = None) -> int:
         """Connected clients of one team, or of all teams."""
@@ -144,7 +167,7 @@ class ConsoleHub:
                 announced[msg.event.agent.name] = [d.name for d in msg.event.commands]
             if team_id in self._restoring:
                 return
-            clients = list(self._clients.get(team_id, ()))
+            clients = self._row_clients.get(team_id, ())
         if not clients:
             return
         row = event_row(msg)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
@@ -16,8 +17,10 @@ from akgentic.core.actor_address import ActorAddressProxy
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages import StartMessage, StateChangedMessage, UserMessage
 from akgentic.team import DuplicateEventError, EventStore, PersistedEvent, PersistenceSubscriber
+from akgentic.team.messages import EventQuarantined
 from akgentic.team.subscribers.persistence import PersistenceStoppedError
 from akgentic.testing.event_store_contract import ContractState, contract_messages
+from akgentic.testing.event_store_poison import POISON_MARK, RefusingStore
 
 
 def _sender(team_id: UUID, name: str = "@Worker") -> ActorAddressProxy:
@@ -261,3 +264,63 @@ def test_the_subscriber_records_the_orchestrator_start_as_sequence_one(
     assert event.sequence == 1
     assert isinstance(event.event, StartMessage)
     assert event.event.sender == orchestrator
+
+
+def test_stored_listeners_get_each_committed_event_once_in_order_before_durable_wakes(
+    any_store: EventStore, batching: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    team_id = uuid4()
+    subscriber = PersistenceSubscriber(team_id, any_store, batching=batching)
+    seen: list[PersistedEvent] = []
+    lock = threading.Lock()
+
+    def listener(events: object) -> None:
+        assert isinstance(events, list | tuple)
+        with lock:
+            seen.extend(events)
+
+    def failing(events: object) -> None:
+        raise RuntimeError("a broken view")
+
+    subscriber.add_stored_listener(failing)
+    subscriber.add_stored_listener(listener)
+    messages = [UserMessage(content=str(i)) for i in range(40)]
+
+    async def record_then_wait() -> list[int]:
+        for message in messages:
+            subscriber.on_message(message)
+        await subscriber.durable()
+        with lock:  # what the listener had when the waiter was woken
+            return [e.sequence for e in seen]
+
+    before_wake = asyncio.run(record_then_wait())
+    assert before_wake == list(range(1, 41))
+    subscriber.remove_stored_listener(listener)
+    subscriber.on_message(UserMessage(content="after"))
+    subscriber.flush()
+    assert [e.event for e in seen] == messages
+    assert [e.event for e in any_store.load_events(team_id)][:40] == [e.event for e in seen]
+    assert any_store.get_max_sequence(team_id) == 41
+    assert "stored-events listener" in caplog.text
+    subscriber.on_stop(team_id)
+
+
+def test_a_stored_listener_gets_a_refused_event_as_its_quarantine_record(
+    any_store: EventStore, batching: bool
+) -> None:
+    team_id = uuid4()
+    refusing: Any = RefusingStore(any_store)
+    subscriber = PersistenceSubscriber(team_id, refusing, batching=batching)
+    seen: list[PersistedEvent] = []
+    subscriber.add_stored_listener(seen.extend)
+    subscriber.on_messages(
+        [
+            UserMessage(content="before").init(None, team_id),
+            UserMessage(content=f"{POISON_MARK} x").init(None, team_id),
+            UserMessage(content="after").init(None, team_id),
+        ]
+    )
+    subscriber.close(timeout=30.0)
+    assert [e.sequence for e in seen] == [1, 2, 3]
+    assert isinstance(seen[1].event, EventQuarantined)
+    assert [e.event for e in seen] == [e.event for e in any_store.load_events(team_id)]

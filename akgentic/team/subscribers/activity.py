@@ -66,6 +66,11 @@ class ActivityMonitor(EventSubscriber):
             return sum(self._open.values())
 
     @property
+    def idle(self) -> bool:
+        """Whether no message is in flight (read without the lock: a hint)."""
+        return not self._open
+
+    @property
     def changes(self) -> int:
         """How many ledger entries were opened or closed so far (a progress counter)."""
         return self._changes

@@ -50,6 +50,12 @@ caller of ``on_message`` (the orchestrator) when the queue is that long, and
 again, so a store that cannot keep up slows the senders down instead of
 letting the lag grow.
 
+A view kept from the log (a protocol's task ledger, say) can follow it without
+reading back what was just written: :meth:`add_stored_listener` hands each
+listener the events the store acknowledged, in order, right after each commit
+(and before any :meth:`durable` waiter is woken), exactly as stored (a
+quarantined event as its record).
+
 A snapshot that fails to save is lost until the agent's state changes again
 (there is no log entry to rebuild it from), which is why failures are logged
 loudly in both modes; a refused snapshot does not stop a batched writer.
@@ -180,6 +186,9 @@ class PersistenceSubscriber:
         # when_durable callbacks: (sequence, tie-breaker, callback), lowest sequence first.
         self._on_durable: list[tuple[int, int, Callable[[], None]]] = []
         self._tie = itertools.count()
+        # add_stored_listener callbacks; replaced (never changed) so the writer reads
+        # them without the lock.
+        self._stored_listeners: tuple[Callable[[Sequence[PersistedEvent]], None], ...] = ()
 
     # -- state ------------------------------------------------------------
     @property
@@ -244,12 +253,13 @@ class PersistenceSubscriber:
         event = _new_event(self.team_id, sequence, msg, now)
         if not self.batching:
             try:
-                self._save_or_quarantine(event)
+                stored = self._save_or_quarantine(event)
             except TeamClaimLostError as exc:
                 self._failure = exc
                 self._report(exc)
                 raise
             self._sequence = self._durable = self._taken = sequence
+            self._tell_stored([stored])
             return
         self._sequence = sequence
         self._enqueue(event)
@@ -347,6 +357,34 @@ class PersistenceSubscriber:
                 heapq.heappush(self._on_durable, (sequence, next(self._tie), callback))
                 return
         callback()
+
+    def add_stored_listener(self, listener: Callable[[Sequence[PersistedEvent]], None]) -> None:
+        """Call ``listener(events)`` with every batch of events the store acknowledges.
+
+        ``events`` are the records just stored, in sequence order, each exactly as
+        written (an event the store refused as its ``EventQuarantined`` record), so a
+        view folded from them equals one folded from the store. Batched: called on
+        the writer's thread right after the commit, before the :meth:`durable`
+        waiters it fulfils are woken; direct: on the thread that recorded the
+        event, once it is written. No lock is held; the listener must be quick and
+        thread-safe. Only events stored after this call are passed: a listener
+        that needs the earlier ones reads them from the store first. An exception
+        it raises is logged and changes nothing else.
+        """
+        with self._lock:
+            self._stored_listeners = (*self._stored_listeners, listener)
+
+    def remove_stored_listener(self, listener: Callable[[Sequence[PersistedEvent]], None]) -> None:
+        """Stop calling ``listener`` (nothing happens when it was not added)."""
+        with self._lock:
+            self._stored_listeners = tuple(f for f in self._stored_listeners if f != listener)
+
+    def _tell_stored(self, events: Sequence[PersistedEvent]) -> None:
+        for listener in self._stored_listeners:
+            try:
+                listener(events)
+            except Exception:
+                logger.exception("a stored-events listener of team %s failed", self.team_id)
 
     async def durable(self, sequence: int | None = None, timeout: float = 10.0) -> None:
         """Wait on the running event loop, holding no thread, until ``sequence`` is stored.
@@ -450,7 +488,7 @@ class PersistenceSubscriber:
             self._writing = True
             self._cond.notify_all()
         try:
-            self._write(batch)
+            stored = self._write(batch)
         except BaseException as exc:
             if not isinstance(exc, TeamClaimLostError):  # that one the owner reports
                 logger.error(
@@ -470,6 +508,8 @@ class PersistenceSubscriber:
             self._call_all(callbacks)
             self._report(exc)
             return False
+        if stored:
+            self._tell_stored(stored)
         with self._cond:
             self._writing = False
             self._cond.notify_all()
@@ -480,7 +520,8 @@ class PersistenceSubscriber:
         self._call_all(callbacks)
         return more
 
-    def _write(self, batch: list[_Record]) -> None:
+    def _write(self, batch: list[_Record]) -> list[PersistedEvent]:
+        """Write ``batch``; the events as stored (quarantine records in their place)."""
         events = [r for r in batch if isinstance(r, PersistedEvent)]
         latest: dict[str, AgentStateSnapshot] = {}
         for record in batch:
@@ -503,15 +544,17 @@ class PersistenceSubscriber:
                     len(events),
                     exc,
                 )
+                stored = []
                 for event in events:
-                    self._save_or_quarantine(event)
+                    stored.append(self._save_or_quarantine(event))
                     with self._cond:
                         self._durable = event.sequence
                 self._save_states(latest.values())
-                return
+                return stored
             with self._cond:
                 self._durable = events[-1].sequence
         self._save_states(latest.values())
+        return events
 
     def _save_states(self, snapshots: Iterable[AgentStateSnapshot]) -> None:
         for snapshot in snapshots:
@@ -529,15 +572,16 @@ class PersistenceSubscriber:
         else:
             store.save_event(event, **self._fence)
 
-    def _save_or_quarantine(self, event: PersistedEvent) -> None:
+    def _save_or_quarantine(self, event: PersistedEvent) -> PersistedEvent:
         """Write ``event``; if the store refuses it, write its quarantine record instead.
 
-        When the store refuses the record too, the store itself is failing (not
-        this event): that error is raised, and persistence stops as before.
+        Returns what was stored. When the store refuses the record too, the store
+        itself is failing (not this event): that error is raised, and persistence
+        stops as before.
         """
         try:
             self._save_one(event)
-            return
+            return event
         except TeamClaimLostError:
             raise
         except Exception as exc:
@@ -559,6 +603,7 @@ class PersistenceSubscriber:
             stand_in.event_type,
             stand_in.reason,
         )
+        return record
 
     # -- states -----------------------------------------------------------
     def _snapshot(self, msg: StateChangedMessage) -> AgentStateSnapshot | None:

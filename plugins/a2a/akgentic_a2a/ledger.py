@@ -13,6 +13,7 @@ The fold is deterministic: the same log gives the same tasks, which is what make
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -103,6 +104,12 @@ class Turn:
 
 def state_value(state: str) -> TaskState:
     """The A2A ``TaskState`` value of a ledger state."""
+    return _states()[state]
+
+
+@functools.cache
+def _states() -> dict[str, TaskState]:
+    # Built once: each ``TaskState.X`` is a Python-level lookup of protobuf's enum wrapper.
     from a2a.types.a2a_pb2 import TaskState
 
     return {
@@ -111,7 +118,7 @@ def state_value(state: str) -> TaskState:
         INPUT_REQUIRED: TaskState.TASK_STATE_INPUT_REQUIRED,
         COMPLETED: TaskState.TASK_STATE_COMPLETED,
         FAILED: TaskState.TASK_STATE_FAILED,
-    }[state]
+    }
 
 
 def _text(message: Any) -> str:

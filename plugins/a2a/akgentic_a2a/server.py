@@ -23,10 +23,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import threading
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, MutableMapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    MutableMapping,
+    Sequence,
+)
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
@@ -68,7 +77,6 @@ from a2a.utils.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import apply_history_length, validate_history_length
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -76,9 +84,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from akgentic_a2a.ledger import SETTLED, Ledger, Turn, state_value
+from akgentic_a2a.required import check_required
 
 if TYPE_CHECKING:
-    from akgentic.plugin_api import ConsoleService, Message
+    from akgentic.plugin_api import ConsoleService, Message, PersistedEvent
 
 __all__ = ["MAX_BODY_BYTES", "MAX_TEXT_BYTES", "A2ATeams", "LogTaskStore", "build_app"]
 
@@ -113,15 +122,25 @@ def _team_of(context: ServerCallContext) -> UUID:
 
 
 class _TeamLog:
-    """One team's ledger, read from the store up to the last event seen."""
+    """One team's ledger: read from the store, then fed by each commit of its events."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.ledger = Ledger()
+        #: The persistence subscriber whose commits feed the ledger, and the listener.
+        self.fed_by: Any = None
+        self.listener: Callable[[Sequence[PersistedEvent]], None] | None = None
 
 
 class A2ATeams:
-    """The A2A view of the console's teams: ledgers, wake-ups and the team checks."""
+    """The A2A view of the console's teams: ledgers, wake-ups and the team checks.
+
+    A team's ledger is read from the store once, then folded from the events each
+    commit of the team's persistence acknowledges (``add_stored_listener``), on the
+    writer's thread: a task's state is never read back from the store it was just
+    written to, and the executors of the tasks a commit changed are woken by that
+    commit, not by the recording of the message and a wait for the disk after it.
+    """
 
     def __init__(self, service: ConsoleService) -> None:
         self.service = service
@@ -130,11 +149,8 @@ class A2ATeams:
         self._lock = threading.Lock()
         #: task id -> the executors waiting on it.
         self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
-        #: team id -> how many executors wait on its tasks.
-        self._watched_teams: dict[UUID, int] = {}
-        #: message id -> the watched task it belongs to (live, while watched).
-        self._owner: dict[str, str] = {}
-        self._task_messages: dict[str, list[str]] = {}
+        #: team id -> the ids of the tasks waited on.
+        self._team_tasks: dict[UUID, dict[str, int]] = {}
         self.manager.subscribers.append(_Watcher(self))
 
     # -- teams ----------------------------------------------------------------
@@ -165,11 +181,45 @@ class A2ATeams:
 
     # -- the log ----------------------------------------------------------------
     def _log(self, team_id: UUID) -> _TeamLog:
+        """The team's ledger, fed by the commits of its persistence while it runs here."""
         with self._lock:
             log = self._logs.get(team_id)
             if log is None:
                 log = self._logs[team_id] = _TeamLog()
-            return log
+        persistence = self.manager.get_persistence(team_id)
+        if persistence is not None and log.fed_by is not persistence:
+            with log.lock:
+                if log.fed_by is not persistence:
+                    if log.fed_by is not None and log.listener is not None:
+                        log.fed_by.remove_stored_listener(log.listener)
+                    listener = functools.partial(self._stored, team_id, log)
+                    persistence.add_stored_listener(listener)
+                    log.fed_by, log.listener = persistence, listener
+        return log
+
+    def _stored(self, team_id: UUID, log: _TeamLog, events: Sequence[PersistedEvent]) -> None:
+        """Fold what a commit stored (the writer's thread); wake the tasks it answered."""
+        answered: list[str] = []
+        gap = False
+        with log.lock:
+            ledger = log.ledger
+            for stored in events:
+                if stored.sequence <= ledger.sequence:
+                    continue
+                if stored.sequence != ledger.sequence + 1:
+                    gap = True  # not read from the store up to here yet: a read fills it
+                    break
+                turn = ledger.apply(stored.sequence, stored.event)
+                # A task waits for the team's word (a reply, a question, a failure).
+                if turn is not None and turn.entries and turn.entries[-1].role == "agent":
+                    answered.append(turn.task_id)
+        with self._lock:
+            if gap:
+                tasks: Iterable[str] = list(self._team_tasks.get(team_id, ()))
+            else:
+                tasks = answered
+            waiters = [w for task in tasks for w in self._waiters.get(task, ())]
+        _wake(waiters)
 
     def read(self, team_id: UUID, view: Callable[[Ledger], _T], *, durable: bool = True) -> _T:
         """``view(ledger)`` after folding the events the store acknowledged (blocking).
@@ -219,21 +269,22 @@ class A2ATeams:
     ) -> _T:
         """``view(ledger)`` as :meth:`read`, on the event loop when the ledger is current.
 
-        Under load, one executor's read of the store brings the team's ledger up to
-        what the store acknowledged for every other waiter: they need no thread.
+        The commits feed the ledger, so it is current but for the first read of a
+        team (or a commit being folded right now): only then a thread reads the store.
         """
+        log = self._log(team_id)
         if durable:
             await self.on_disk(team_id)
         persistence = self.manager.get_persistence(team_id)
         if persistence is not None:
-            log = self._log(team_id)
             with log.lock:
                 if log.ledger.sequence >= persistence.durable_sequence:
                     return view(log.ledger)
         return await asyncio.to_thread(self.read, team_id, view, durable=False)
 
     async def turn(self, team_id: UUID, task_id: str, *, durable: bool = True) -> Turn | None:
-        """A copy of the task's turn as the log says now."""
+        """A copy of the task's turn as the log says now (``durable``: once all the team
+        recorded so far is stored; without: as stored already)."""
 
         def copy(ledger: Ledger) -> Turn | None:
             turn = ledger.turns.get(task_id)
@@ -244,12 +295,19 @@ class A2ATeams:
     # -- wake-ups ---------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def watch(self, team_id: UUID, task_id: str) -> AsyncIterator[asyncio.Event]:
-        """An event set whenever the human is talked to within the task (or the team stops)."""
+        """An event set when a commit stores the team's word in the task (a reply, a
+        question, a failure), or the team stops.
+
+        The team's ledger is brought up to what is stored first, so the commits that
+        follow feed it (and wake the watcher) without a read of the store.
+        """
         waiter = (asyncio.get_running_loop(), asyncio.Event())
         with self._lock:
             self._waiters.setdefault(task_id, set()).add(waiter)
-            self._watched_teams[team_id] = self._watched_teams.get(team_id, 0) + 1
+            tasks = self._team_tasks.setdefault(team_id, {})
+            tasks[task_id] = tasks.get(task_id, 0) + 1
         try:
+            await self.view(team_id, lambda ledger: None, durable=False)
             yield waiter[1]
         finally:
             with self._lock:
@@ -258,64 +316,38 @@ class A2ATeams:
                     waiters.discard(waiter)
                     if not waiters:
                         del self._waiters[task_id]
-                        for message_id in self._task_messages.pop(task_id, ()):
-                            self._owner.pop(message_id, None)
-                left = self._watched_teams[team_id] - 1
-                if left:
-                    self._watched_teams[team_id] = left
+                tasks = self._team_tasks[team_id]
+                if tasks[task_id] > 1:
+                    tasks[task_id] -= 1
                 else:
-                    del self._watched_teams[team_id]
-
-    def waited(self, team_id: UUID) -> bool:
-        """Whether an executor waits on a task of the team (read without the lock: a hint)."""
-        return team_id in self._watched_teams
-
-    def seen(self, task_id: str | None, message_id: str, parent_id: str | None, wake: bool) -> None:
-        """Track a recorded message of a watched task; ``wake`` its executors (any thread)."""
-        with self._lock:
-            if task_id is None:
-                task_id = self._owner.get(parent_id) if parent_id is not None else None
-                if task_id is None:
-                    return
-            if task_id not in self._waiters:
-                return
-            self._owner[message_id] = task_id
-            self._task_messages.setdefault(task_id, []).append(message_id)
-            waiters = list(self._waiters[task_id]) if wake else []
-        for loop, event in waiters:
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
-                loop.call_soon_threadsafe(event.set)
+                    del tasks[task_id]
+                    if not tasks:
+                        del self._team_tasks[team_id]
 
     def wake_team(self, team_id: UUID) -> None:
         """The team stops: wake every executor (they find it gone)."""
         with self._lock:
             waiters = [w for group in self._waiters.values() for w in group]
-        for loop, event in waiters:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(event.set)
+        _wake(waiters)
+
+
+def _wake(waiters: Iterable[tuple[asyncio.AbstractEventLoop, asyncio.Event]]) -> None:
+    for loop, event in waiters:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
+            loop.call_soon_threadsafe(event.set)
 
 
 class _Watcher:
-    """Event subscriber of every team: wakes an executor when its task reaches the human."""
+    """Event subscriber of every team: wakes the executors when a team stops."""
 
     def __init__(self, teams: A2ATeams) -> None:
         self._teams = teams
 
     def on_message(self, msg: Message) -> None:
-        from akgentic.plugin_api import EventMessage, SentMessage
+        return None  # the commits wake the executors (A2ATeams._stored)
 
-        team_id = msg.team_id
-        if team_id is None or not self._teams.waited(team_id):
-            return
-        if isinstance(msg, SentMessage):
-            inner = msg.message
-            parent = None if inner.parent_id is None else str(inner.parent_id)
-            root = getattr(inner, "a2a_task_id", None)
-            sender = msg.sender
-            human = msg.recipient.is_user_proxy or (sender is not None and sender.is_user_proxy)
-            self._teams.seen(root, str(inner.id), parent, human and root is None)
-        elif isinstance(msg, EventMessage) and msg.parent_id is not None:
-            self._teams.seen(None, str(msg.id), str(msg.parent_id), True)
+    def on_messages(self, msgs: Sequence[Message]) -> None:
+        return None
 
     def set_restoring(self, team_id: UUID, restoring: bool) -> None:
         return None
@@ -461,7 +493,7 @@ async def follow_turn(
     as the stored log records them (until the team stops)."""
     while True:
         await _woken(wake)
-        current = await teams.turn(team_id, task_id)
+        current = await teams.turn(team_id, task_id, durable=False)
         if current is not None:
             task = None
             for entry in current.entries[seen:]:
@@ -676,7 +708,7 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
         """
         from akgentic_a2a.messages import A2ATurn
 
-        validate_proto_required_fields(params)
+        check_required(params)
         validate_history_length(params.configuration)
         team_id = _team_of(context)
         runtime = self._teams.runtime(team_id)
@@ -707,7 +739,7 @@ class TeamRequestHandler(DefaultRequestHandlerV2):
             )
             while not params.configuration.return_immediately:
                 await _woken(wake)
-                turn = await self._teams.turn(team_id, task_id)
+                turn = await self._teams.turn(team_id, task_id, durable=False)
                 if turn is not None and turn.state in SETTLED:
                     task = turn.to_task()
                     self._store.drop(task_id)

@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -214,19 +214,65 @@ def _answer(service: ConsoleService, team_id: UUID, answers: dict[str, str]) -> 
             raise RefusedError(409, str(exc)) from None
 
 
+class _Feed:
+    """One running team's stored log, as its commits hand it over (no read-back).
+
+    The writer's thread queues each commit's events in :attr:`incoming` and pokes
+    the streams that follow the team; the event loop moves them to :attr:`events`,
+    the decoded log every stream of the team reads, extended in place.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        #: The stored log, oldest first (changed on the event loop only).
+        self.events: list[PersistedEvent] = []
+        #: Events committed since the loop last took them (the writer appends).
+        self.incoming: list[PersistedEvent] = []
+        #: The streams to poke on each commit.
+        self.clients: set[StreamClient] = set()
+        #: The persistence subscriber feeding this log, and its listener.
+        self.fed_by: Any = None
+        self.listener: Callable[[Sequence[PersistedEvent]], None] | None = None
+
+    def stored(self, events: Sequence[PersistedEvent]) -> None:
+        """A commit stored ``events`` (the writer's thread): queue them, poke the streams."""
+        with self.lock:
+            self.incoming.extend(events)
+            clients = list(self.clients)
+        for client in clients:
+            client.push(_STORED)
+
+    def merge(self, fresh: Sequence[PersistedEvent]) -> bool:
+        """Append the events that follow the log; False at a gap (a store read fills it)."""
+        events = self.events
+        for stored in fresh:
+            last = events[-1].sequence if events else 0
+            if stored.sequence <= last:
+                continue
+            if stored.sequence != last + 1:
+                return False
+            events.append(stored)
+        return True
+
+
+#: What a commit pokes a stream with.
+_STORED: dict[str, Any] = {"kind": "stored"}
+
+
 class _Logs:
     """The stored logs the streams read, with their indexes: one per team, shared.
 
-    A read waits on the event loop, holding no thread, until what the team
-    recorded so far is stored (``PersistenceSubscriber.durable``: the writer's
-    wake-up after the commit that covers it, not an empty queue), then takes the
-    console's decoded log as it is in memory when that is current, or reads only
-    the events stored since on a thread. The index is updated on the event loop.
+    A running team's log is read from the store once, then extended by the events
+    each commit of its persistence acknowledges (``add_stored_listener``): a stream
+    is poked by the commit itself and finds the new events in memory, with no wait
+    for the disk, no thread and no decoding. A team that does not run here is read
+    from the console's decoded log (on a thread). The index is updated on the loop.
     """
 
     def __init__(self, service: ConsoleService, size: int = 64) -> None:
         self.service = service
         self._indexes: OrderedDict[UUID, LogIndex] = OrderedDict()
+        self._feeds: OrderedDict[UUID, _Feed] = OrderedDict()
         self._size = size
 
     def index(self, team_id: UUID) -> LogIndex:
@@ -239,6 +285,38 @@ class _Logs:
             self._indexes.move_to_end(team_id)
         return index
 
+    def _feed(self, team_id: UUID, persistence: Any) -> _Feed:
+        """The team's fed log, listening to ``persistence`` (the event loop)."""
+        feed = self._feeds.get(team_id)
+        if feed is None:
+            feed = self._feeds[team_id] = _Feed()
+            while len(self._feeds) > self._size:  # the least recently read team's log
+                _old_id, old = self._feeds.popitem(last=False)
+                if old.fed_by is not None and old.listener is not None:
+                    old.fed_by.remove_stored_listener(old.listener)
+        else:
+            self._feeds.move_to_end(team_id)
+        if feed.fed_by is not persistence:
+            if feed.fed_by is not None and feed.listener is not None:
+                feed.fed_by.remove_stored_listener(feed.listener)
+            persistence.add_stored_listener(feed.stored)
+            feed.fed_by, feed.listener = persistence, feed.stored
+        return feed
+
+    def follow(self, team_id: UUID, client: StreamClient) -> None:
+        """Poke ``client`` on each commit of the team's events (while it runs here)."""
+        persistence = self.service.manager.get_persistence(team_id)
+        if persistence is not None:
+            feed = self._feed(team_id, persistence)
+            with feed.lock:
+                feed.clients.add(client)
+
+    def unfollow(self, team_id: UUID, client: StreamClient) -> None:
+        feed = self._feeds.get(team_id)
+        if feed is not None:
+            with feed.lock:
+                feed.clients.discard(client)
+
     async def read(
         self, team_id: UUID, *, wait: bool = True
     ) -> tuple[list[PersistedEvent], LogIndex]:
@@ -249,14 +327,23 @@ class _Logs:
         if persistence is None:  # not running here: its log does not grow
             events = await run_in_threadpool(service.stored_events, team_id)
         else:
+            feed = self._feed(team_id, persistence)
             if wait:
                 await persistence.durable()
             top = persistence.durable_sequence
-            cached = service.cached_events(team_id, top)
-            if cached is not None:
-                events = cached
-            else:
-                events = await run_in_threadpool(service.stored_events_upto, team_id, top)
+            with feed.lock:
+                fresh, feed.incoming = feed.incoming, []
+            whole = feed.merge(fresh)
+            if not whole or (feed.events[-1].sequence if feed.events else 0) < top:
+                # The first read of the team (or a commit folded right now): the store.
+                stored = service.cached_events(team_id, top)
+                if stored is None:
+                    stored = await run_in_threadpool(service.stored_events_upto, team_id, top)
+                with feed.lock:
+                    fresh, feed.incoming = fresh + feed.incoming, []
+                feed.events = list(stored)  # the console's list is shared: a copy
+                feed.merge(fresh)
+            events = feed.events
         index = self.index(team_id)
         return index.update(events), index
 
@@ -373,13 +460,17 @@ class _RunStream:
 
     async def body(self) -> AsyncIterator[str]:
         client = StreamClient(asyncio.get_running_loop())
-        self.service.hub.connect(self.team_id, client)
+        # The hub for the team's status and the server's shutdown; each commit of the
+        # team's events pokes the stream through the log it feeds.
+        self.service.hub.connect(self.team_id, client, rows=False)
+        self.logs.follow(self.team_id, client)
         deadline = time.monotonic() + START_TIMEOUT
         quiet_since = time.monotonic()
         try:
             while True:
                 try:
-                    events, index = await self.logs.read(self.team_id)
+                    # What is stored now: a commit pokes the stream when there is more.
+                    events, index = await self.logs.read(self.team_id, wait=False)
                 except Exception as exc:  # reported to the client as RUN_ERROR
                     yield self._error("log_unreadable", f"the team's log cannot be read: {exc}")
                     return
@@ -407,6 +498,7 @@ class _RunStream:
                     quiet_since = time.monotonic()
                     yield ": keep-alive\n\n"
         finally:
+            self.logs.unfollow(self.team_id, client)
             self.service.hub.disconnect(self.team_id, client)
 
     @staticmethod
