@@ -66,6 +66,13 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import actor_ref_of
 from akgentic.team.backpressure import DEFAULT_MAX_BACKLOG, SendGate
 from akgentic.team.card import TeamCard
+from akgentic.team.checkpoint import (
+    CHECKPOINT_EVERY,
+    CheckpointFold,
+    Checkpointer,
+    load_restore_point,
+    write_checkpoint,
+)
 from akgentic.team.errors import (
     EventLogUnreadableError,
     TeamCardError,
@@ -135,6 +142,7 @@ class TeamManager:
         on_claim_lost: ClaimLostHandler | None = None,
         registry: PluginRegistry | None = None,
         max_backlog: int = DEFAULT_MAX_BACKLOG,
+        checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
         """Set up the manager; it claims teams as :attr:`owner`.
 
@@ -142,6 +150,8 @@ class TeamManager:
         cleanly; it is recorded in the owner, so ``stop_team`` in another
         process can ask. ``on_claim_lost`` is called (from a store writer
         thread) when another owner took one of this manager's teams over.
+        ``checkpoint_every``: events between two checkpoints of a team's log
+        (``0``: only when :meth:`checkpoint_team` asks; see :mod:`akgentic.team.checkpoint`).
         """
         self._registry = registry
         self.actor_system = actor_system
@@ -155,6 +165,9 @@ class TeamManager:
         self._epochs: dict[UUID, int] = {}
         self._lost: dict[UUID, TeamClaimLostError] = {}
         self.max_backlog = max_backlog
+        if checkpoint_every < 0:
+            raise ValueError(f"checkpoint_every must be >= 0, not {checkpoint_every}")
+        self.checkpoint_every = checkpoint_every
         self._runtimes: dict[UUID, TeamRuntime] = {}
         self._persistence: dict[UUID, PersistenceSubscriber] = {}
         self._idle: dict[UUID, IdleStopSubscriber] = {}
@@ -206,7 +219,7 @@ class TeamManager:
         return process
 
     def _team_subscribers(
-        self, team_id: UUID, initial_sequence: int, epoch: int
+        self, team_id: UUID, initial_sequence: int, epoch: int, fold: CheckpointFold | None = None
     ) -> tuple[PersistenceSubscriber, IdleStopSubscriber, list[EventSubscriber]]:
         persistence = PersistenceSubscriber(
             team_id,
@@ -215,6 +228,7 @@ class TeamManager:
             epoch=epoch,
             on_failure=self._write_failed,
         )
+        persistence.checkpointer = Checkpointer(team_id, fold, self.checkpoint_every)
         idle = IdleStopSubscriber(self, team_id, self.idle_delay)
         return persistence, idle, [persistence, idle, *self.subscribers]
 
@@ -595,13 +609,16 @@ class TeamManager:
             logger.warning("team %s was recorded as running by an owner that is gone", uid)
         # Before the team's own subscribers exist, so nothing is left open if this raises.
         attached = self._plugin_subscribers(claimed.team_card, uid, creating=False)
-        persistence, idle, subscribers = self._team_subscribers(uid, max_sequence, claimed.epoch)
+        point = load_restore_point(self.event_store, uid)
+        persistence, idle, subscribers = self._team_subscribers(
+            uid, max_sequence, claimed.epoch, point.fold
+        )
         subscribers += attached
         for subscriber in subscribers:
             _set_restoring(subscriber, uid, True)
         try:
             runtime = TeamRestorer(self.actor_system, self.event_store, self._registry).restore(
-                claimed, subscribers, configure
+                claimed, subscribers, configure, point
             )
         except BaseException:
             idle.close()
@@ -613,6 +630,8 @@ class TeamManager:
         self._track(runtime, persistence, idle)
         with self._guard:
             self._epochs[uid] = claimed.epoch
+        if persistence.checkpointer is not None and persistence.checkpointer.due:
+            persistence.write_checkpoint()  # a long tail: the next resume starts from here
         try:
             self.event_store.save_team(claimed.with_status(TeamStatus.RUNNING), epoch=claimed.epoch)
         except BaseException:
@@ -621,6 +640,27 @@ class TeamManager:
             self._untrack(uid)
             raise
         return runtime
+
+    @_with_registry
+    def checkpoint_team(self, team_id: TeamId) -> int | None:
+        """Write a checkpoint of a team's log now; returns its sequence (see :mod:`~akgentic.team.checkpoint`).
+
+        A team running here gets it in its event stream (acknowledged with the
+        events before it: ``get_persistence(id).flush()``); a stopped team is
+        claimed while it is written. ``None`` when the log already ends with a
+        checkpoint. Raises like :meth:`delete_team` for a team another process runs.
+        """
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            persistence = self.get_persistence(uid)
+            if persistence is not None:
+                return persistence.write_checkpoint()
+            self._require(uid)
+            claimed = self.event_store.claim_team(uid, self.owner)
+            try:
+                return write_checkpoint(self.event_store, uid, epoch=claimed.epoch)
+            finally:
+                self.event_store.release_team(uid)
 
     @_with_registry
     def delete_team(self, team_id: TeamId) -> None:

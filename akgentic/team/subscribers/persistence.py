@@ -86,6 +86,8 @@ from akgentic.team.store import BatchEventStore, EventStore
 from akgentic.team.subscribers.quarantine import quarantined
 
 if TYPE_CHECKING:
+    from akgentic.team.checkpoint import Checkpointer
+
     # asyncio (with ssl and subprocess) costs ~15 ms at import, and only a protocol
     # server's waiter ever awaits: `durable` imports it when called.
     import asyncio
@@ -180,6 +182,9 @@ class PersistenceSubscriber:
         # when_durable callbacks: (sequence, tie-breaker, callback), lowest sequence first.
         self._on_durable: list[tuple[int, int, Callable[[], None]]] = []
         self._tie = itertools.count()
+        #: Sees every event numbered here and adds a checkpoint after it when one is
+        #: due (:mod:`akgentic.team.checkpoint`); ``None``: no checkpoints.
+        self.checkpointer: Checkpointer | None = None
 
     # -- state ------------------------------------------------------------
     @property
@@ -250,9 +255,31 @@ class PersistenceSubscriber:
                 self._report(exc)
                 raise
             self._sequence = self._durable = self._taken = sequence
-            return
-        self._sequence = sequence
-        self._enqueue(event)
+        else:
+            self._sequence = sequence
+            self._enqueue(event)
+        checkpointer = self.checkpointer
+        if checkpointer is not None:
+            follow = checkpointer.observe(event)
+            if follow is not None:
+                self._append(follow, now)
+
+    def write_checkpoint(self) -> int | None:
+        """Append a checkpoint of everything numbered so far; returns its sequence.
+
+        ``None`` without a checkpointer, while restoring, or when the last event
+        numbered is a checkpoint already. The checkpoint is acknowledged like any
+        event (:meth:`flush`).
+        """
+        with self._lock:
+            checkpointer = self.checkpointer
+            if checkpointer is None or self._restoring:
+                return None
+            checkpoint = checkpointer.make()
+            if checkpoint is None:
+                return None
+            self._append(checkpoint)
+            return self._sequence
 
     def set_restoring(self, team_id: UUID, restoring: bool) -> None:
         """Suspend (True) or resume (False) writing, around a replay of this team."""
