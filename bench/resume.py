@@ -41,8 +41,14 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from akgentic.core import ActorSystem
-from akgentic.team import EventStore, PersistedEvent, Process, TeamManager, TeamStatus
-from akgentic.team import open_event_store
+from akgentic.team import (
+    EventStore,
+    PersistedEvent,
+    Process,
+    TeamManager,
+    TeamStatus,
+    open_event_store,
+)
 from akgentic.team.checkpoint import CHECKPOINT_EVERY, Checkpointer, load_restore_point
 from akgentic.team.store import BatchEventStore
 
@@ -74,7 +80,7 @@ def write_log(
         event = source.model_copy(update={"team_id": team_id, "sequence": sequence})
         events.append(event)
         checkpointer.observe(event)
-        if every and made % every == 0 and made <= last_checkpoint:
+        if every and made <= last_checkpoint and (last_checkpoint - made) % every == 0:
             sequence += 1
             checkpoint = checkpointer.make()
             assert checkpoint is not None
@@ -129,7 +135,9 @@ def main() -> None:
             by_size: dict[str, float] = {}
             for size in (1_000, 10_000, 100_000):
                 team_id = write_log(store, process, sample, size, every=every, tail=every // 2)
-                by_size[str(size)] = round(statistics.median(timed_resumes(manager, team_id, args.runs)), 4)
+                by_size[str(size)] = round(
+                    statistics.median(timed_resumes(manager, team_id, args.runs)), 4
+                )
                 if size == 100_000:
                     result["events_read_100000"] = load_restore_point(store, team_id).read
             result["resume_s_by_events"] = by_size

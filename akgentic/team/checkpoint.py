@@ -254,8 +254,8 @@ def load_restore_point(
     """The events a restore of ``team_id`` needs, from its newest usable checkpoint.
 
     Reads the log backwards, in pages of ``page_size`` events and then twice as
-    many each time, until a usable checkpoint turns up (see the module docstring); without one, or with
-    ``use_checkpoints=False``, the whole log.
+    many each time, until a usable checkpoint turns up (see the module
+    docstring); without one, or with ``use_checkpoints=False``, the whole log.
     """
     with shared_addresses():  # one proxy per distinct address, as a whole-log load gives
         if not use_checkpoints:
@@ -285,9 +285,7 @@ def load_restore_point(
                 fold = CheckpointFold().extend(kept)
                 fold.upto, fold.since = page[index].sequence, 0
                 fold.extend(tail)
-                return RestorePoint(
-                    [*kept, *tail], fold, page[index].sequence, read, skipped
-                )
+                return RestorePoint([*kept, *tail], fold, page[index].sequence, read, skipped)
             before = page[0].sequence
             if before <= 1:
                 break
@@ -322,8 +320,7 @@ def _newest_usable(
         skipped.append(f"{sequence}: {reason}")
         if message.owner == team_id.hex:
             logger.warning(
-                "team %s: checkpoint at event %d skipped, %s; using an older one or the "
-                "whole log",
+                "team %s: checkpoint at event %d skipped, %s; using an older one or the whole log",
                 team_id,
                 sequence,
                 reason,
@@ -383,9 +380,7 @@ def write_checkpoint(store: EventStore, team_id: UUID, *, epoch: int | None = No
         return None
     message = fold.checkpoint(team_id)
     sequence = fold.upto + 1
-    store.save_event(
-        PersistedEvent(team_id=team_id, sequence=sequence, event=message), epoch=epoch
-    )
+    store.save_event(PersistedEvent(team_id=team_id, sequence=sequence, event=message), epoch=epoch)
     return sequence
 
 

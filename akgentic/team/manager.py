@@ -68,8 +68,8 @@ from akgentic.team.backpressure import DEFAULT_MAX_BACKLOG, SendGate
 from akgentic.team.card import TeamCard
 from akgentic.team.checkpoint import (
     CHECKPOINT_EVERY,
-    CheckpointFold,
     Checkpointer,
+    CheckpointFold,
     load_restore_point,
     write_checkpoint,
 )
@@ -643,12 +643,13 @@ class TeamManager:
 
     @_with_registry
     def checkpoint_team(self, team_id: TeamId) -> int | None:
-        """Write a checkpoint of a team's log now; returns its sequence (see :mod:`~akgentic.team.checkpoint`).
+        """Write a checkpoint of a team's log now and return its sequence.
 
         A team running here gets it in its event stream (acknowledged with the
         events before it: ``get_persistence(id).flush()``); a stopped team is
-        claimed while it is written. ``None`` when the log already ends with a
-        checkpoint. Raises like :meth:`delete_team` for a team another process runs.
+        claimed while it is written (:func:`akgentic.team.checkpoint.write_checkpoint`).
+        ``None`` when the log already ends with a checkpoint. Raises
+        ``TeamOwnedError`` for a team another process runs.
         """
         uid = as_team_id(team_id)
         with self._lock(uid):

@@ -39,10 +39,11 @@ class EventQuarantined(Message):
 
 
 class TeamCheckpoint(Message):
-    """The team's rebuilt state as of event ``upto``, stored in the log (see :mod:`akgentic.team.checkpoint`).
+    """The team's rebuilt state as of event ``upto``, stored in its log.
 
-    ``payload`` is the JSON text of the events a restore still needs from
-    ``1..upto`` (``count`` of them), ``checksum`` its SHA-256 (hex). ``owner``
+    Written and read by :mod:`akgentic.team.checkpoint`. ``payload`` is the
+    JSON text of the events a restore still needs from ``1..upto`` (``count``
+    of them), ``checksum`` its SHA-256 (hex). ``owner``
     is the hex of the team id the checkpoint was made for: a copy that a fork
     carried into another team is recognised and left unused. It is never part
     of the team's history: a restore neither replays nor publishes it.

@@ -15,12 +15,12 @@ restore point still sound.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import signal
 import subprocess
 import sys
-import itertools
 from collections.abc import Iterator
 from typing import ClassVar
 from uuid import UUID, uuid4
@@ -33,8 +33,8 @@ from akgentic.core.messages import ClosedNotification, SentMessage, UserMessage
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import EventMessage, StartMessage, StopMessage
 from akgentic.team.checkpoint import (
-    CheckpointFold,
     Checkpointer,
+    CheckpointFold,
     fold_log,
     load_restore_point,
     restore_messages,
@@ -202,7 +202,9 @@ class CheckpointContract:
             e.sequence for e in events if e.sequence > newest
         ]
         assert point.fold.checkpoint(team_id).payload == whole.fold.checkpoint(team_id).payload
-        assert _live_names(point.events) == _live_names(whole.events) == ["@Orchestrator", "@Worker"]
+        assert (
+            _live_names(point.events) == _live_names(whole.events) == ["@Orchestrator", "@Worker"]
+        )
         assert not any(isinstance(e.event, TeamCheckpoint) for e in point.events)
 
     def test_checkpoint_failing_its_checksum_is_skipped_for_an_older_one(
@@ -267,9 +269,7 @@ class CheckpointContract:
         assert sequence == at + 1
         assert load_restore_point(store, result.team_id).checkpoint == sequence
 
-    def test_checkpoint_written_for_a_stopped_team_under_its_claim(
-        self, store: EventStore
-    ) -> None:
+    def test_checkpoint_written_for_a_stopped_team_under_its_claim(self, store: EventStore) -> None:
         team_id = self._team(store, rounds=8, every=0)
         events = store.load_events(team_id)
         assert not any(isinstance(e.event, TeamCheckpoint) for e in events)

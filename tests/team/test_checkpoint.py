@@ -22,8 +22,8 @@ from akgentic.llm.budget_events import BudgetWarned
 from akgentic.llm.events import LlmContextClearedEvent, LlmSystemPromptEvent, LlmUsageEvent
 from akgentic.team import EventStore, SqliteEventStore, TeamCard, TeamManager, TeamRuntime
 from akgentic.team.checkpoint import (
-    CheckpointFold,
     Checkpointer,
+    CheckpointFold,
     fold_log,
     load_restore_point,
 )
@@ -59,9 +59,14 @@ def test_resume_from_a_checkpoint_brings_back_what_a_whole_replay_does(
     wait_for: Callable[..., None],
 ) -> None:
     store = every5.event_store
-    runtime = every5.create_team(team_card(members=[member("Echo", "@Echo"), member("Echo", "@Old")]))
+    runtime = every5.create_team(
+        team_card(members=[member("Echo", "@Echo"), member("Echo", "@Old")])
+    )
     lead: Akgent[Any, Any] = actor_system.proxy_ask(runtime.resolve("@Echo"), Akgent, 10)
-    lead.createActor(importlib.import_module("team_test_agents").Echo, config=BaseConfig(name="@Hired", role="Helper"))
+    lead.createActor(
+        importlib.import_module("team_test_agents").Echo,
+        config=BaseConfig(name="@Hired", role="Helper"),
+    )
     runtime.send_to("@Old", "soon gone")
     assert runtime.wait_idle(10)
     ProxyWrapper(runtime.resolve("@Old"), timeout=10).stop()
@@ -167,7 +172,9 @@ def test_damaged_checkpoint_in_sqlite_is_skipped_with_a_warning_and_the_team_res
             point = load_restore_point(store, runtime.id)
             resumed = manager.resume_team(runtime.id)
         assert point.checkpoint == found[-2]
-        assert any(f"checkpoint at event {found[-1]} skipped" in r.getMessage() for r in caplog.records)
+        assert any(
+            f"checkpoint at event {found[-1]} skipped" in r.getMessage() for r in caplog.records
+        )
         assert call(resumed, "@Echo", "restored_texts") == texts
     finally:
         manager.stop_all()
@@ -179,14 +186,19 @@ def test_damaged_checkpoint_in_sqlite_is_skipped_with_a_warning_and_the_team_res
 
 def _events(team_id: UUID, messages: list[Any]) -> list[PersistedEvent]:
     return [
-        PersistedEvent(team_id=team_id, sequence=n, event=m) for n, m in enumerate(messages, start=1)
+        PersistedEvent(team_id=team_id, sequence=n, event=m)
+        for n, m in enumerate(messages, start=1)
     ]
 
 
 def _starts(team_id: UUID) -> tuple[list[Any], Any, Any]:
     stream = stream_messages(team_id, 0)
     orchestrator_start, worker_start, helper_start = list(stream)
-    return [orchestrator_start, worker_start, helper_start], worker_start.sender, helper_start.sender
+    return (
+        [orchestrator_start, worker_start, helper_start],
+        worker_start.sender,
+        helper_start.sender,
+    )
 
 
 def test_fold_keeps_budget_events_of_a_fired_member_and_drops_the_rest_of_its_history() -> None:
@@ -212,15 +224,22 @@ def test_fold_leaves_a_member_restarted_under_a_stopped_id_dead() -> None:
 def test_fold_drops_a_cleared_conversation_and_team_stopping_events() -> None:
     team_id = uuid4()
     starts, worker, _helper = _starts(team_id)
-    prompt = EventMessage(event=LlmSystemPromptEvent(run_id="r", parts=(), content_hash="h")).init(worker, team_id)
+    prompt = EventMessage(event=LlmSystemPromptEvent(run_id="r", parts=(), content_hash="h")).init(
+        worker, team_id
+    )
     usage = EventMessage(
         event=LlmUsageEvent(
             run_id="r", model_name="m", provider_name="p", input_tokens=3, output_tokens=4
         )
     ).init(worker, team_id)
-    cleared = EventMessage(event=LlmContextClearedEvent(run_id="r", cleared_message_count=2)).init(worker, team_id)
+    cleared = EventMessage(event=LlmContextClearedEvent(run_id="r", cleared_message_count=2)).init(
+        worker, team_id
+    )
     stopping = EventMessage(event=TeamStoppingEvent()).init(starts[0].sender, team_id)
-    kept = [e.event for e in fold_log(_events(team_id, [*starts, prompt, usage, cleared, stopping])).kept]
+    kept = [
+        e.event
+        for e in fold_log(_events(team_id, [*starts, prompt, usage, cleared, stopping])).kept
+    ]
     assert prompt not in kept and stopping not in kept
     assert usage in kept and cleared in kept
 
@@ -233,7 +252,9 @@ def test_checkpointer_offers_a_checkpoint_every_k_events_and_not_after_itself() 
         made = checkpointer.observe(event)
         if made is not None:
             offered.append(event.sequence)
-            checkpointer.observe(PersistedEvent(team_id=team_id, sequence=event.sequence, event=made))
+            checkpointer.observe(
+                PersistedEvent(team_id=team_id, sequence=event.sequence, event=made)
+            )
     assert offered == [3, 6, 9, 12, 15]
     assert checkpointer.written == 5
     with pytest.raises(ValueError, match="every"):

@@ -86,11 +86,11 @@ from akgentic.team.store import BatchEventStore, EventStore
 from akgentic.team.subscribers.quarantine import quarantined
 
 if TYPE_CHECKING:
-    from akgentic.team.checkpoint import Checkpointer
-
     # asyncio (with ssl and subprocess) costs ~15 ms at import, and only a protocol
     # server's waiter ever awaits: `durable` imports it when called.
     import asyncio
+
+    from akgentic.team.checkpoint import Checkpointer
 
 __all__ = ["PersistenceStoppedError", "PersistenceSubscriber"]
 
