@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
@@ -256,42 +257,96 @@ def load_restore_point(
     Reads the log backwards, in pages of ``page_size`` events and then twice as
     many each time, until a usable checkpoint turns up (see the module
     docstring); without one, or with ``use_checkpoints=False``, the whole log.
+    A store with ``scan_raw_events`` (every :class:`~akgentic.team.stores.StoreBase`)
+    is read undecoded, so only the checkpoint and the events after it are decoded.
     """
     with shared_addresses():  # one proxy per distinct address, as a whole-log load gives
         if not use_checkpoints:
             events = store.load_events(team_id)
             return _full(events, len(events), [])
-        pages: list[list[PersistedEvent]] = []
-        before: int | None = None
-        skipped: list[str] = []
-        read = 0
-        while True:
-            page = load_events_page(
-                store, team_id, before_sequence=before, limit=page_size, newest=True
-            )
-            if not page:
-                break
-            read += len(page)
-            pages.append(page)
-            found = _newest_usable(page, team_id, skipped)
-            if found is not None:
-                index, checkpoint, kept = found
-                tail = [
-                    e
-                    for p in reversed(pages)
-                    for e in (p[index + 1 :] if p is page else p)
-                    if not isinstance(e.event, TeamCheckpoint) and e.sequence > checkpoint.upto
-                ]
-                fold = CheckpointFold().extend(kept)
-                fold.upto, fold.since = page[index].sequence, 0
-                fold.extend(tail)
-                return RestorePoint([*kept, *tail], fold, page[index].sequence, read, skipped)
-            before = page[0].sequence
-            if before <= 1:
-                break
-            page_size = min(page_size * 2, MAX_PAGE)
-        events = [e for p in reversed(pages) for e in p]
-        return _full(events, read, skipped)
+        scan = getattr(store, "scan_raw_events", None)
+        if callable(scan):
+            return _from_raw(store, scan, team_id, page_size)
+        return _from_pages(store, team_id, page_size)
+
+
+def _from_pages(store: EventStore, team_id: UUID, page_size: int) -> RestorePoint:
+    pages: list[list[PersistedEvent]] = []
+    before: int | None = None
+    skipped: list[str] = []
+    read = 0
+    while True:
+        page = load_events_page(
+            store, team_id, before_sequence=before, limit=page_size, newest=True
+        )
+        if not page:
+            break
+        read += len(page)
+        pages.append(page)
+        for index in range(len(page) - 1, -1, -1):
+            kept = _usable(page[index], team_id, skipped)
+            if kept is not None:
+                newer = [e for p in reversed(pages[:-1]) for e in p]
+                return _point(kept, page[index], [*page[index + 1 :], *newer], read, skipped)
+        before = page[0].sequence
+        if before <= 1:
+            break
+        page_size = min(page_size * 2, MAX_PAGE)
+    return _full([e for p in reversed(pages) for e in p], read, skipped)
+
+
+_CHECKPOINT_PATH = "akgentic.team.messages.TeamCheckpoint"
+
+
+def _from_raw(
+    store: EventStore, scan: Callable[..., list[tuple[int, Any]]], team_id: UUID, page_size: int
+) -> RestorePoint:
+    newer: list[tuple[int, Any]] = []  # rows after the current window, ascending
+    skipped: list[str] = []
+    high = store.get_max_sequence(team_id)
+    read = 0
+    while high > 0:
+        low = max(0, high - page_size)
+        window = scan(team_id, after_sequence=low, before_sequence=high + 1)
+        read += len(window)
+        for index in range(len(window) - 1, -1, -1):
+            sequence, payload = window[index]
+            if not _looks_like_checkpoint(payload):
+                continue
+            event = decode_event(payload, team_id, sequence)
+            kept = _usable(event, team_id, skipped)
+            if kept is not None:
+                rows = [*window[index + 1 :], *newer]
+                tail = [decode_event(p, team_id, n) for n, p in rows]
+                return _point(kept, event, tail, read, skipped)
+        newer = [*window, *newer]
+        high = low
+        page_size = min(page_size * 2, MAX_PAGE)
+    return _full([decode_event(p, team_id, n) for n, p in newer], read, skipped)
+
+
+def _looks_like_checkpoint(payload: Any) -> bool:
+    """Whether a stored row may hold a checkpoint (decoding tells for sure)."""
+    if isinstance(payload, str):
+        return _CHECKPOINT_PATH in payload
+    if isinstance(payload, dict):
+        event = payload.get("event")
+        return isinstance(event, dict) and event.get("__model__") == _CHECKPOINT_PATH
+    return True
+
+
+def _point(
+    kept: list[PersistedEvent],
+    stored: PersistedEvent,
+    newer: list[PersistedEvent],
+    read: int,
+    skipped: list[str],
+) -> RestorePoint:
+    tail = [e for e in newer if not isinstance(e.event, TeamCheckpoint)]
+    fold = CheckpointFold().extend(kept)
+    fold.upto, fold.since = stored.sequence, 0
+    fold.extend(tail)
+    return RestorePoint([*kept, *tail], fold, stored.sequence, read, skipped)
 
 
 def _full(events: list[PersistedEvent], read: int, skipped: list[str]) -> RestorePoint:
@@ -301,32 +356,30 @@ def _full(events: list[PersistedEvent], read: int, skipped: list[str]) -> Restor
     return RestorePoint(replay, fold, None, read, skipped)
 
 
-def _newest_usable(
-    page: Sequence[PersistedEvent], team_id: UUID, skipped: list[str]
-) -> tuple[int, TeamCheckpoint, list[PersistedEvent]] | None:
-    for index in range(len(page) - 1, -1, -1):
-        message = page[index].event
-        if not isinstance(message, TeamCheckpoint):
-            continue
-        reason = verify(message, team_id)
-        if reason is None:
-            try:
-                kept = checkpoint_of(message, team_id)
-            except Exception as exc:  # decodable outside, not inside: as bad as a checksum
-                reason = f"its contents cannot be decoded ({exc})"
-            else:
-                return index, message, kept
-        sequence = page[index].sequence
-        skipped.append(f"{sequence}: {reason}")
-        if message.owner == team_id.hex:
-            logger.warning(
-                "team %s: checkpoint at event %d skipped, %s; using an older one or the whole log",
-                team_id,
-                sequence,
-                reason,
-            )
-        else:
-            logger.debug("team %s: checkpoint at event %d skipped, %s", team_id, sequence, reason)
+def _usable(
+    stored: PersistedEvent, team_id: UUID, skipped: list[str]
+) -> list[PersistedEvent] | None:
+    """The kept events of ``stored`` when it is a checkpoint a restore can use."""
+    message = stored.event
+    if not isinstance(message, TeamCheckpoint):
+        return None
+    reason = verify(message, team_id)
+    if reason is None:
+        try:
+            return checkpoint_of(message, team_id)
+        except Exception as exc:  # decodable outside, not inside: as bad as a checksum
+            reason = f"its contents cannot be decoded ({exc})"
+    sequence = stored.sequence
+    skipped.append(f"{sequence}: {reason}")
+    if message.owner == team_id.hex:
+        logger.warning(
+            "team %s: checkpoint at event %d skipped, %s; using an older one or the whole log",
+            team_id,
+            sequence,
+            reason,
+        )
+    else:
+        logger.debug("team %s: checkpoint at event %d skipped, %s", team_id, sequence, reason)
     return None
 
 

@@ -29,6 +29,7 @@ from akgentic.team.checkpoint import (
 )
 from akgentic.team.messages import TeamCheckpoint
 from akgentic.team.models import PersistedEvent
+from akgentic.team.subscribers.persistence import PersistenceSubscriber
 from akgentic.testing.event_store_checkpoint import assert_checkpoints_pure, stream_messages
 
 CardFactory = Callable[..., TeamCard]
@@ -259,3 +260,34 @@ def test_checkpointer_offers_a_checkpoint_every_k_events_and_not_after_itself() 
     assert checkpointer.written == 5
     with pytest.raises(ValueError, match="every"):
         Checkpointer(team_id, every=-1)
+
+
+class _DecodedOnly:
+    """A store without ``scan_raw_events``: the restore point reads decoded pages."""
+
+    def __init__(self, inner: EventStore) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "scan_raw_events":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def test_restore_point_is_the_same_from_decoded_pages_and_from_raw_rows(
+    any_store: EventStore,
+) -> None:
+    team_id = uuid4()
+    persistence = PersistenceSubscriber(team_id, any_store)
+    persistence.checkpointer = Checkpointer(team_id, every=10)
+    for message in stream_messages(team_id, 40):
+        persistence.on_message(message)
+    persistence.close()
+    plain: Any = _DecodedOnly(any_store)
+    assert not hasattr(plain, "scan_raw_events")
+    raw = load_restore_point(any_store, team_id, page_size=4)
+    decoded = load_restore_point(plain, team_id, page_size=4)
+    assert raw.checkpoint == decoded.checkpoint is not None
+    assert [e.sequence for e in raw.events] == [e.sequence for e in decoded.events]
+    assert raw.fold.checkpoint(team_id).payload == decoded.fold.checkpoint(team_id).payload
+    assert raw.read <= 12 and decoded.read <= 12
