@@ -105,6 +105,27 @@ def _llm_types() -> tuple[type, tuple[type, ...]]:
     )
 
 
+_TELEMETRY, _CHECKPOINT, _START, _STOP, _EVENT = 1, 2, 3, 4, 5
+#: What the fold does with each message class (filled as classes are met).
+_KINDS: dict[type, int] = {}
+
+
+def _kind_of(cls: type) -> int:
+    kind = (
+        _CHECKPOINT
+        if issubclass(cls, TeamCheckpoint)
+        else _START
+        if issubclass(cls, StartMessage)
+        else _STOP
+        if issubclass(cls, StopMessage)
+        else _EVENT
+        if issubclass(cls, EventMessage)
+        else _TELEMETRY
+    )
+    _KINDS[cls] = kind
+    return kind
+
+
 class CheckpointFold:
     """The events of a log prefix that a restore needs, kept in log order (see the module doc)."""
 
@@ -129,16 +150,21 @@ class CheckpointFold:
         """Fold in the next event of the log (a checkpoint only resets :attr:`since`)."""
         self.upto = event.sequence
         message = event.event
-        if isinstance(message, TeamCheckpoint):
+        cls = type(message)
+        kind = _KINDS.get(cls) or _kind_of(cls)
+        if kind == _TELEMETRY:  # most of a log: one lookup, nothing kept
+            self.since += 1
+            return
+        if kind == _CHECKPOINT:
             self.since = 0
             return
         self.since += 1
         sender = message.sender.agent_id if message.sender is not None else None
-        if isinstance(message, StartMessage):
+        if kind == _START:
             if sender is not None and sender not in self._stopped and sender not in self._started:
                 self._started.add(sender)
                 self._keep(event, sender)
-        elif isinstance(message, StopMessage):
+        elif kind == _STOP:
             if sender is not None:
                 self._stopped.add(sender)
                 self._started.discard(sender)
@@ -146,7 +172,8 @@ class CheckpointFold:
                     del self._kept[sequence]
                     self._texts.pop(sequence, None)
                 self._keep(event, None)  # so a later start under this id stays dead
-        elif isinstance(message, EventMessage):
+        else:
+            assert isinstance(message, EventMessage)
             self._add_event(event, message, sender)
 
     def _add_event(self, event: PersistedEvent, message: EventMessage, sender: UUID | None) -> None:
@@ -407,17 +434,22 @@ class Checkpointer:
 
     def observe(self, event: PersistedEvent) -> TeamCheckpoint | None:
         """Fold ``event`` in; the checkpoint to write after it when one is due."""
-        self.fold.add(event)
-        if isinstance(event.event, TeamCheckpoint) or not self.due:
+        fold = self.fold
+        fold.add(event)
+        every = self.every
+        if every <= 0 or fold.since < every:  # (a checkpoint itself leaves ``since`` at 0)
             return None
         return self.make()
 
     def make(self) -> TeamCheckpoint | None:
         """The checkpoint of everything observed (``None`` when nothing came since the last)."""
-        if self.fold.since == 0:
+        fold = self.fold
+        if fold.since == 0:
             return None
         self.written += 1
-        return self.fold.checkpoint(self.team_id)
+        checkpoint = fold.checkpoint(self.team_id)
+        fold.since = 0  # counted from here, whether or not the caller observes the checkpoint
+        return checkpoint
 
 
 def write_checkpoint(store: EventStore, team_id: UUID, *, epoch: int | None = None) -> int | None:
