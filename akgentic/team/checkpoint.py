@@ -32,6 +32,7 @@ before ``N``.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 from collections.abc import Callable, Iterable
@@ -287,6 +288,18 @@ def load_restore_point(
     A store with ``scan_raw_events`` (every :class:`~akgentic.team.stores.StoreBase`)
     is read undecoded, so only the checkpoint and the events after it are decoded.
     """
+    # Decoding allocates many objects and frees none: the cyclic collector would
+    # re-walk the growing survivors on each pass (see TeamRestorer.restore).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(store, team_id, use_checkpoints, page_size)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load(store: EventStore, team_id: UUID, use_checkpoints: bool, page_size: int) -> RestorePoint:
     with shared_addresses():  # one proxy per distinct address, as a whole-log load gives
         if not use_checkpoints:
             events = store.load_events(team_id)
