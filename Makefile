@@ -35,8 +35,9 @@ typecheck: install
 	# The protocol benches drive the interop plugins, which editable installs hide from mypy.
 	MYPYPATH=plugins/mcp-server:plugins/a2a:plugins/ag-ui $(BIN)/mypy $(wildcard bench/protocols/*.py)
 	MYPYPATH=plugins/otel $(BIN)/mypy bench/observe.py bench/otel_overhead.py
-	# The observability example drives the otel plugin, hidden from mypy like the others.
-	MYPYPATH=examples:plugins/otel $(BIN)/mypy examples
+	# The observability example drives the otel plugin and the MCP client example the
+	# mcp-server plugin's task client, hidden from mypy like the others.
+	MYPYPATH=examples:plugins/otel:plugins/mcp-server $(BIN)/mypy examples
 	set -e; for d in $(PLUGIN_DIRS); do MYPYPATH=$$d $(BIN)/mypy $$d; done
 
 pytest: install

@@ -10,10 +10,12 @@ subscriber stands for the persistence subscriber every managed team has: with no
 subscriber at all the orchestrator skips its snapshots, a saving no real team gets,
 so the baseline would be one that never occurs.
 
-The pairs alternate, so both sides see the same machine; the figure is the median
+The pairs alternate (and which side goes first alternates too), after an
+unmeasured warm-up, so both sides see the same machine; the figure is the median
 over pairs of (with - without) / without, of each side's median round trip, in
 percent. ``otel_cpu_overhead_pct`` is the same from the process's CPU time per round
-trip, which a shared machine disturbs less than wall time.
+trip (the subscriber's shutdown, which maps and sends what it still holds, included),
+which a shared machine disturbs less than wall time.
 
 ``measure(pairs, rounds, warmup)`` returns the figures; ``bench/observe.py`` merges
 them into its JSON object. Run alone: ``python bench/otel_overhead.py [--pairs N]``.
@@ -28,7 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -93,10 +95,24 @@ def _agent_turn() -> Any:
     return module
 
 
-def _side(bench: Any, rounds: int, warmup: int, subscribers: list[Any]) -> tuple[float, float]:
-    """Median wall seconds of one round trip, and CPU seconds per round trip."""
+def _side(
+    bench: Any,
+    rounds: int,
+    warmup: int,
+    subscribers: list[Any],
+    finish: Callable[[], None] | None = None,
+) -> tuple[float, float]:
+    """Median wall seconds of one round trip, and CPU seconds per round trip.
+
+    ``finish`` (the subscriber's shutdown) runs inside the CPU window: work a
+    subscriber defers past the last round trip is still billed to the side.
+    """
     cpu = time.process_time()
-    times, _sections, _bare, _requests = bench.round_trips(rounds, warmup, subscribers)
+    try:
+        times, _sections, _bare, _requests = bench.round_trips(rounds, warmup, subscribers)
+    finally:
+        if finish is not None:
+            finish()
     per_trip_cpu = (time.process_time() - cpu) / (rounds + warmup)
     return statistics.median(times), per_trip_cpu
 
@@ -108,13 +124,21 @@ def measure(pairs: int = 5, rounds: int = 40, warmup: int = 10) -> dict[str, Any
     cpu: list[float] = []
     spans = 0
     with _receiver() as endpoint:
-        for _ in range(pairs):
-            plain = _side(bench, rounds, warmup, [NullSubscriber()])
+        # Unmeasured: the process's first round trips pay imports and first calls.
+        bench.round_trips(1, 2, [NullSubscriber()])
+        for index in range(pairs):
             otel = OtelSubscriber(endpoint)
-            try:
-                traced = _side(bench, rounds, warmup, [NullSubscriber(), otel])
-            finally:
-                otel.shutdown()
+
+            def traced_side(otel: OtelSubscriber = otel) -> tuple[float, float]:
+                return _side(bench, rounds, warmup, [NullSubscriber(), otel], otel.shutdown)
+
+            # Each side goes first in every other pair, so a drift favours neither.
+            if index % 2:
+                traced = traced_side()
+                plain = _side(bench, rounds, warmup, [NullSubscriber()])
+            else:
+                plain = _side(bench, rounds, warmup, [NullSubscriber()])
+                traced = traced_side()
             spans += otel.exported
             wall.append((traced[0] - plain[0]) / plain[0] * 100)
             cpu.append((traced[1] - plain[1]) / plain[1] * 100)

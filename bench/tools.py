@@ -504,34 +504,26 @@ def main() -> None:
     result["metadata"] = bench_metadata()
     result["planning"] = bench_planning(1000, 20 if quick else 50)
     result["knowledge_graph"] = bench_knowledge_graph(10_000, 20 if quick else 50)
-    result.update(_workspace_sections(quick))
-    result.update(_rag_sections(quick))
+    result.update(_sibling_sections("tools_workspace.py", "bench_workspace", quick))
+    result.update(_sibling_sections("tools_rag.py", "bench_rag", quick))
     print(json.dumps(result))
 
 
-def _workspace_sections(quick: bool) -> dict[str, Any]:
-    """The workspace card's sections, measured by ``bench/tools_workspace.py``."""
+def _sibling_sections(script: str, function: str, quick: bool) -> dict[str, Any]:
+    """The sections that ``function`` of ``bench/{script}`` measures.
+
+    The workspace card (``tools_workspace.py``, ``workspace.*``) and workspace retrieval
+    (``tools_rag.py``, ``rag.*``) are measured by scripts of their own, loaded by path
+    because the bench folder is not a package.
+    """
     import importlib.util
 
-    path = Path(__file__).with_name("tools_workspace.py")
-    spec = importlib.util.spec_from_file_location("akgentic_bench_tools_workspace", path)
+    path = Path(__file__).with_name(script)
+    spec = importlib.util.spec_from_file_location(f"akgentic_bench_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    sections: dict[str, Any] = module.bench_workspace(quick)
-    return sections
-
-
-def _rag_sections(quick: bool) -> dict[str, Any]:
-    """Workspace retrieval's section (``rag.*``), measured by ``bench/tools_rag.py``."""
-    import importlib.util
-
-    path = Path(__file__).with_name("tools_rag.py")
-    spec = importlib.util.spec_from_file_location("akgentic_bench_tools_rag", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sections: dict[str, Any] = module.bench_rag(quick)
+    sections: dict[str, Any] = getattr(module, function)(quick)
     return sections
 
 

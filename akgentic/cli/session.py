@@ -172,6 +172,7 @@ def cli_errors() -> Iterator[None]:
     from akgentic.plugins import PluginError, UnknownPluginNameError
     from akgentic.team.card_yaml import TeamCardValidationError
     from akgentic.team.errors import (
+        ActivationTimeoutError,
         EventStoreError,
         TeamError,
         TeamNotFoundError,
@@ -202,7 +203,7 @@ def cli_errors() -> Iterator[None]:
         # Two plugins claiming one name, strict mode: the installation, not the input.
         print_error(exc)
         raise typer.Exit(1) from None
-    except (TeamNotFoundError, TeamStateError) as exc:
+    except (TeamNotFoundError, TeamStateError, ActivationTimeoutError) as exc:
         print_error(exc)
         raise typer.Exit(1) from None
     except (EventStoreError, TeamError) as exc:  # a fork refused, or its point out of range...
@@ -450,6 +451,9 @@ def managed_teams(
         subscribers=[printer] if printer is not None else [],
         stop_signal=int(signal.SIGTERM),
         on_claim_lost=_interrupt_on_claim_lost,
+        # A session holds its team until it ends: idle, the team stops (the idle
+        # delay) rather than passivating under the session's feet.
+        passivate_after=None,
     )
     with stop_signals_interrupt(), stack_dumps_on_sigusr1():
         try:

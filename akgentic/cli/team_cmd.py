@@ -259,6 +259,7 @@ def _row(summary: TeamSummary) -> dict[str, Any]:
         "parent_sequence": summary.parent_sequence,
         "abandoned_for": None if summary.abandoned_for is None else str(summary.abandoned_for),
         "lineage": summary.lineage,
+        "reason": summary.reason,
     }
 
 
@@ -276,7 +277,7 @@ def _print_teams(rows: list[dict[str, Any]], as_json: bool) -> None:
         table.add_row(
             row["team_id"],
             row["name"] or "",
-            row["status"],
+            row["status"] if not row.get("reason") else f"{row['status']}: {row['reason']}",
             row["user_id"],
             row["updated_at"][:19],
             meta,
@@ -397,7 +398,8 @@ def team_app() -> typer.Typer:
     @app.command("list")
     def list_(
         status: Annotated[
-            str | None, typer.Option("--status", help="running, stopped or deleted.")
+            str | None,
+            typer.Option("--status", help="running, passivated, broken, stopped or deleted."),
         ] = None,
         metadata: MetadataOption = None,
         user: Annotated[str | None, typer.Option("--user", help="Only this user's teams.")] = None,
@@ -420,7 +422,11 @@ def team_app() -> typer.Typer:
                 try:
                     wanted = TeamStatus(status.lower())
                 except ValueError:
-                    fail(f"unknown status {status!r} (running, stopped, deleted)", 2)
+                    fail(
+                        f"unknown status {status!r} "
+                        "(running, passivated, broken, stopped, deleted)",
+                        2,
+                    )
             filters = pairs(metadata, "--metadata")
             fleet = remote_cluster(cluster)
             if fleet is not None:
@@ -537,9 +543,10 @@ def team_app() -> typer.Typer:
                 typer.echo(json.dumps(family, indent=2))
                 return
             for depth, node in enumerate(family["ancestors"]):
+                status = f", {node['status']}" if node["status"] else ""
                 typer.echo(
                     "  " * depth + f"{node['team_id']} {node['name'] or ''} (forked at "
-                    f"{node['forked_at']})"
+                    f"{node['forked_at']}{status})"
                 )
             _print_forks(family["forks"], len(family["ancestors"]) + 1, str(uid))
 
@@ -566,10 +573,8 @@ def _print_forks(forks: list[dict[str, Any]], depth: int, here: str) -> None:
     for node in forks:
         mark = f", abandoned for {node['abandoned_for'][:8]}" if node["abandoned_for"] else ""
         verb = "rewind" if node["rewind"] else "fork"
-        typer.echo(
-            "  " * depth
-            + f"{node['team_id']} {node['name'] or ''} ({verb} at {node['at_sequence']}{mark})"
-        )
+        where = f"{verb} at {node['at_sequence']}, {node['status']}{mark}"
+        typer.echo("  " * depth + f"{node['team_id']} {node['name'] or ''} ({where})")
         _print_forks(node["forks"], depth + 1, "")
 
 

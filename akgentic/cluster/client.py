@@ -99,6 +99,8 @@ class TeamSummary(BaseModel):
     parent_sequence: int | None = None
     abandoned_for: UUID | None = None
     lineage: str = ""
+    #: Why a ``broken`` team could not be activated (None for every other status).
+    reason: str | None = None
 
     @classmethod
     def of(cls, process: Process) -> TeamSummary:
@@ -123,6 +125,7 @@ class TeamSummary(BaseModel):
             parent_sequence=process.lineage.parent_sequence,
             abandoned_for=process.lineage.abandoned_for,
             lineage=process.lineage.describe(),
+            reason=process.reason,
         )
 
 

@@ -9,6 +9,7 @@ against :class:`~akgentic.cluster.client.RuntimeClient` runs unchanged on
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import socket
@@ -21,13 +22,15 @@ from akgentic.cluster.host import TeamHost
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.utils.serializer import SerializableBaseModel
 from akgentic.team.card import TeamCard
-from akgentic.team.errors import TeamNotFoundError
+from akgentic.team.errors import TeamActivationError, TeamNotFoundError
 from akgentic.team.manager import TeamManager
 from akgentic.team.models import PersistedEvent, TeamStatus
 from akgentic.team.ownership import TeamId, as_team_id
 from akgentic.team.store import EventStore
 
 __all__ = ["LocalRuntime", "connect_local"]
+
+logger = logging.getLogger(__name__)
 
 
 class LocalRuntime:
@@ -39,10 +42,13 @@ class LocalRuntime:
         self._store = event_store
         self._owns_store = owns_store
         self._system = ActorSystem()
-        self.manager = TeamManager(self._system, event_store)
+        # Like a fleet worker: teams live until stopped (placement knows no passivation).
+        self.manager = TeamManager(self._system, event_store, passivate_after=None)
         # The local runtime runs the caller's own cards: host processes are theirs to start.
         self.host = TeamHost(self.manager, allow_host_processes=True)
         self._lock = threading.Lock()
+        #: Teams this runtime woke from passivation (passivated again on close).
+        self._woken: set[UUID] = set()
 
     def create(
         self,
@@ -74,7 +80,12 @@ class LocalRuntime:
             process = self.manager.get_team(team_id)
             if process is None:
                 raise TeamNotFoundError(team_id)
+            if process.status == TeamStatus.BROKEN:
+                # Its activation failed: only an explicit resume tries again.
+                raise TeamActivationError(team_id, process.reason or "an activation failed")
             self.host.adopt(team_id)
+            if process.status == TeamStatus.PASSIVATED:
+                self._woken.add(team_id)
 
     def send(
         self, team_id: TeamId, content: str, *, key: str | None = None, timeout: float = 60.0
@@ -160,7 +171,16 @@ class LocalRuntime:
         self.manager.delete_team(uid)
 
     def close(self) -> None:
-        """Stop every team of this process and release the store."""
+        """Stop every team of this process and release the store.
+
+        A team that was passivated when this runtime woke it is passivated again
+        (docs/virtual-teams.md), so a ``send`` leaves it as it found it.
+        """
+        for team_id in sorted(self._woken):
+            try:
+                self.manager.passivate_team(team_id)
+            except Exception as exc:  # stopped below instead
+                logger.warning("passivating team %s again failed: %s", team_id, exc)
         self.manager.stop_all()
         self.host.close()
         self._system.shutdown()

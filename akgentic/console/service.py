@@ -161,6 +161,7 @@ def summary(process: Process, running: bool) -> dict[str, Any]:
         "name": process.name,
         "description": process.team_card.description,
         "status": str(process.status),
+        "reason": process.reason,
         "running_here": running,
         "user_id": process.user_id,
         "created_at": process.created_at.isoformat(),
@@ -214,10 +215,24 @@ class ConsoleService:
         runtime = self.manager.get_runtime(team_id)
         if runtime is None:
             process = self._process(team_id)
+            if str(process.status) in ("passivated", "broken"):
+                return self._activate(team_id)
             raise ConflictError(
                 f"team {team_id} is {process.status} and does not run in this console"
                 + (" (resume it first)" if str(process.status) == "stopped" else "")
             )
+        return runtime
+
+    def _activate(self, team_id: UUID) -> TeamRuntime:
+        """A passivated team, woken by what the console sends it (docs/virtual-teams.md)."""
+        from akgentic.team.errors import TeamStateError
+
+        try:
+            runtime = self.manager.live_runtime(team_id)
+        except (TeamStateError, TimeoutError) as exc:  # broken, owned elsewhere, too slow
+            raise ConflictError(str(exc)) from exc
+        if runtime is None:  # stopped meanwhile
+            raise ConflictError(f"team {team_id} does not run in this console (resume it first)")
         return runtime
 
     def _flush(self, team_id: UUID) -> None:

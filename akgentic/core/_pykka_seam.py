@@ -25,12 +25,22 @@ Behaviour :class:`SeamActor` keeps from pykka, and what it changes:
   stop the actor: it is reported through :meth:`SeamActor._on_turn_failure`
   and the actor goes on with its next message (pykka would stop it);
 * an exception in a turn with a reply future goes back to the asking caller,
-  and a ``BaseException`` stops every actor, both as in pykka.
+  and a ``BaseException`` stops every actor, both as in pykka;
+* an actor whose inbox stays empty for :attr:`SeamActor.linger` seconds gives
+  its thread up (it *parks*; see :class:`~akgentic.core.mailbox.Inbox`): it
+  stays started and registered, and the next envelope put into its inbox
+  starts a new thread that carries on with the same actor, the same inbox and
+  no second ``on_start``. One thread at a time runs an actor, as in pykka, so
+  a ThreadingActor's isolation is unchanged; an idle actor just costs no
+  thread. :data:`LINGER_ENV_VAR` sets the default (``off`` never parks).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
+import queue
 import sys
 import threading
 from collections.abc import Callable
@@ -45,6 +55,8 @@ from pykka.messages import ProxyCall
 from akgentic.core.mailbox import Inbox
 
 __all__ = [
+    "DEFAULT_LINGER",
+    "LINGER_ENV_VAR",
     "PYKKA_VERSION",
     "Envelope",
     "SeamActor",
@@ -61,6 +73,31 @@ __all__ = [
 PYKKA_VERSION = "4.5.0"
 
 _pykka_logger = logging.getLogger("pykka")
+
+#: Seconds an actor with an empty inbox keeps its thread before it parks.
+DEFAULT_LINGER = 2.0
+#: Environment variable overriding :data:`DEFAULT_LINGER` (seconds, or ``off``).
+LINGER_ENV_VAR = "AKGENTIC_ACTOR_LINGER"
+
+_thread_numbers = itertools.count()
+
+
+def _linger_from_env() -> float | None:
+    raw = os.environ.get(LINGER_ENV_VAR, "").strip().lower()
+    if not raw:
+        return DEFAULT_LINGER
+    if raw in ("off", "none", "never"):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(
+            f"{LINGER_ENV_VAR}={raw!r} is not a number of seconds (for example 2) nor 'off'"
+        ) from None
+    if value <= 0:
+        raise ValueError(f"{LINGER_ENV_VAR} must be a positive number of seconds or 'off'")
+    return value
+
 
 ExcInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
 
@@ -194,10 +231,29 @@ class SeamActor(pykka.ThreadingActor):
     #: Message classes handled by ``on_receive`` without pykka's control checks.
     _turn_types: ClassVar[tuple[type, ...]] = ()
     _thread_ident: int | None = None
+    #: Idle seconds before the actor gives its thread up (None: it keeps it).
+    linger: ClassVar[float | None] = _linger_from_env()
 
-    @staticmethod
-    def _create_actor_inbox() -> Any:
-        return Inbox()
+    @classmethod
+    def _create_actor_inbox(cls) -> Any:
+        return Inbox(elastic=cls.linger is not None)
+
+    def _start_actor_loop(self) -> None:
+        inbox = self.actor_inbox
+        if isinstance(inbox, Inbox) and inbox.elastic:
+            inbox.attach_restart(self._start_resumed_loop)
+        self._start_thread(self._actor_loop)
+
+    def _start_thread(self, target: Callable[[], None]) -> None:
+        thread = threading.Thread(
+            target=target, name=f"{type(self).__name__}-{next(_thread_numbers)}"
+        )
+        thread.daemon = self.use_daemon_thread
+        thread.start()
+
+    def _start_resumed_loop(self) -> None:
+        """Mail came for a parked actor: a new thread carries on with it."""
+        self._start_thread(self._resumed_loop)
 
     # -- hooks ------------------------------------------------------------
     def _before_control_message(self) -> None:
@@ -230,7 +286,16 @@ class SeamActor(pykka.ThreadingActor):
         # Remembered so that a live address used from this very thread calls
         # directly instead of asking itself (which would deadlock).
         self._thread_ident = threading.get_ident()
-        super()._actor_loop()
+        self._actor_loop_setup()
+        if self._receive():
+            return  # parked: the actor lives on without a thread
+        self._actor_loop_teardown()
+
+    def _resumed_loop(self) -> None:
+        self._thread_ident = threading.get_ident()
+        if self._receive():
+            return
+        self._actor_loop_teardown()
 
     def _actor_loop_setup(self) -> None:
         try:
@@ -262,14 +327,32 @@ class SeamActor(pykka.ThreadingActor):
         return super()._handle_receive(message)
 
     def _actor_loop_running(self) -> None:
+        self._receive()
+
+    def _receive(self) -> bool:
+        """Handle mail until the actor stops (False) or parks (True)."""
         # pykka's receive loop with the per-envelope lookups hoisted and the
         # inbox read inlined; the error handling is pykka's, unchanged.
         inbox = self.actor_inbox
         if not isinstance(inbox, Inbox):
             super()._actor_loop_running()
-            return
+            return False
         is_stopped = self.actor_stopped.is_set
         wait, items = inbox.consumer()
+        linger = self.linger if inbox.elastic else None
+        if linger is not None:
+            get = inbox._tokens.get
+            park = inbox.park
+
+            def wait() -> None:
+                while True:
+                    try:
+                        get(True, linger)
+                        return
+                    except queue.Empty:
+                        if park():
+                            raise _ParkedSignal from None
+
         take = items.popleft
         handle = self._handle_receive
         turn_types = self._turn_types
@@ -279,7 +362,10 @@ class SeamActor(pykka.ThreadingActor):
         turn = self.on_receive if inline else None
         before_call = self._before_control_message
         while not is_stopped():
-            wait()
+            try:
+                wait()
+            except _ParkedSignal:
+                return True
             if not items:  # more wake-ups than envelopes once mail was absorbed
                 continue
             envelope = take()
@@ -314,3 +400,8 @@ class SeamActor(pykka.ThreadingActor):
                 _pykka_logger.debug("%r in %s. Stopping all actors.", sys.exc_info()[1], self)
                 self._stop()
                 ActorRegistry.stop_all()
+        return False
+
+
+class _ParkedSignal(Exception):  # noqa: N818 - a signal, not an error
+    """Raised out of an elastic actor's wait once it parked (never escapes the loop)."""

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from akgentic.llm.budget_events import (
     BudgetChanged,
@@ -38,10 +38,11 @@ from akgentic.llm.budget_events import (
     BudgetStopped,
     BudgetWarned,
 )
+from akgentic.llm.budget_limits import LIMIT_NAMES, BudgetLimits
 from akgentic.llm.errors import UsageLimitError
 
 if TYPE_CHECKING:
-    # The team card imports this module for its budget block: asyncio (with ssl and
+    # A team with a budget imports this module when it starts: asyncio (with ssl and
     # subprocess, ~15 ms) is imported by the one coroutine that waits, when it runs.
     import asyncio
 
@@ -57,62 +58,11 @@ __all__ = [
 
 #: The name the orchestrator shares a team's :class:`TeamBudget` under (``team_service``).
 BUDGET_SERVICE = "budget"
-#: The limits a budget block may set, in the order they are shown.
-LIMIT_NAMES = ("input_tokens", "output_tokens", "requests", "tool_calls", "usd", "wall_time_s")
 _INT_LIMITS = frozenset({"input_tokens", "output_tokens", "requests", "tool_calls"})
 
 
 class TeamBudgetError(UsageLimitError):
     """The team budget refuses the work: it ran out and a human answered "stop"."""
-
-
-class BudgetLimits(BaseModel):
-    """The ``budget:`` block of a team card.
-
-    Attributes:
-        input_tokens: Input (prompt) tokens of every model request of the team.
-        output_tokens: Output (completion) tokens.
-        requests: Model requests (and calls of remote members).
-        tool_calls: Tool calls the models asked for.
-        usd: Estimated cost in US dollars, from the price table
-            (:func:`akgentic.llm.pricing.estimate_cost`); a model missing from the
-            table costs 0.
-        wall_time_s: Seconds spent in model requests and remote calls, summed over
-            members (two members working for a minute at once spend 120 s).
-        warn_at: Fraction of any limit at which the lead is warned (once per crossing).
-        hire_floor: Hiring is refused while any limit has less than this fraction left.
-        hire_floor_usd: Hiring is refused while less than this many dollars are left
-            (needs ``usd``).
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    input_tokens: int | None = Field(default=None, gt=0, strict=True)
-    output_tokens: int | None = Field(default=None, gt=0, strict=True)
-    requests: int | None = Field(default=None, gt=0, strict=True)
-    tool_calls: int | None = Field(default=None, gt=0, strict=True)
-    usd: float | None = Field(default=None, gt=0, allow_inf_nan=False, strict=True)
-    wall_time_s: float | None = Field(default=None, gt=0, allow_inf_nan=False, strict=True)
-    warn_at: float = Field(default=0.8, gt=0, lt=1, strict=True)
-    hire_floor: float | None = Field(default=None, gt=0, lt=1, strict=True)
-    hire_floor_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False, strict=True)
-
-    @model_validator(mode="after")
-    def _coherent(self) -> BudgetLimits:
-        if all(getattr(self, name) is None for name in LIMIT_NAMES):
-            raise ValueError(f"set at least one limit ({', '.join(LIMIT_NAMES)})")
-        if self.hire_floor_usd is not None:
-            if self.usd is None:
-                raise ValueError("hire_floor_usd needs a usd limit")
-            if self.hire_floor_usd >= self.usd:
-                raise ValueError(
-                    f"hire_floor_usd ({self.hire_floor_usd:g}) must be below usd ({self.usd:g})"
-                )
-        return self
-
-    def caps(self) -> dict[str, float | None]:
-        """Every limit by name (None: not limited)."""
-        return {name: getattr(self, name) for name in LIMIT_NAMES}
 
 
 @dataclass

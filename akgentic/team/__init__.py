@@ -88,6 +88,8 @@ _LAZY: dict[str, str] = {
     "StoreUnreadableError": "akgentic.team.errors",
     "TeamClaimLostError": "akgentic.team.errors",
     "TeamOwnedError": "akgentic.team.errors",
+    "TeamActivationError": "akgentic.team.errors",
+    "ActivationTimeoutError": "akgentic.team.errors",
     "TeamOwner": "akgentic.team.models",
     "TeamFactory": "akgentic.team.factory",
     "ForkPointError": "akgentic.team.errors",

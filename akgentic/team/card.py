@@ -7,7 +7,7 @@ the team's business metadata must validate against (``metadata_type``), which
 extra profiles may be hired at run time (``agent_profiles``) and what greeting
 is published when the team is first created (``welcome_message``), the
 settings of live telemetry (``telemetry``, read by the otel plugin) and the
-team-wide budget (``budget``, :class:`~akgentic.llm.team_budget.BudgetLimits`:
+team-wide budget (``budget``, :class:`~akgentic.llm.budget_limits.BudgetLimits`:
 caps on tokens, requests, tool calls, estimated USD and wall time counted across
 every member; see ``docs/budgets.md``).
 
@@ -34,7 +34,7 @@ from akgentic.core.utils.serializer import (
     class_path,
     deserialize_object,
 )
-from akgentic.llm.team_budget import BudgetLimits
+from akgentic.llm.budget_limits import BudgetLimits
 from akgentic.team.card_tree import Location, TreeNode, tree_problems
 from akgentic.team.errors import TeamCardError
 from akgentic.team.resolve import (
@@ -145,6 +145,9 @@ class TeamCard(SerializableBaseModel):
     metadata_type: type[SerializableBaseModel] | None = None
     agent_profiles: list[AgentCard] = Field(default_factory=list)
     welcome_message: str | None = None
+    #: Idle seconds after which a managed team is passivated (its actors stopped,
+    #: woken by the next message); None: the manager's setting. See virtual-teams.md.
+    passivate_after: float | None = Field(default=None, gt=0)
     #: Settings for the otel plugin (``endpoint``, ``capture_content``...), validated by
     #: it when a team is created from the card; the kernel keeps them as given. A named
     #: field rather than a generic ``extensions:`` mapping: the team file says

@@ -12,6 +12,7 @@ from uuid import UUID
 from akgentic.plugins.errors import UnknownPluginNameError
 
 __all__ = [
+    "ActivationTimeoutError",
     "DuplicateEventError",
     "EventLogUnreadableError",
     "EventStoreError",
@@ -19,6 +20,7 @@ __all__ = [
     "ForkRefusedError",
     "InvalidStoreURLError",
     "StoreUnreadableError",
+    "TeamActivationError",
     "TeamCardError",
     "TeamClaimLostError",
     "TeamError",
@@ -171,3 +173,31 @@ class ForkRefusedError(TeamError):
 
 class ForkPointError(TeamError, ValueError):
     """The sequence a fork or rewind was asked at is not an event of the team's log."""
+
+
+class TeamActivationError(TeamStateError):
+    """A passivated team could not be brought back; it is recorded as ``broken``.
+
+    ``reason`` says why (a corrupt log, an agent class that no longer imports...).
+    A broken team is never activated again by a message: ``resume_team`` (after
+    the cause is fixed) is the one way back.
+    """
+
+    def __init__(self, team_id: UUID, reason: str) -> None:
+        self.reason = reason
+        super().__init__(
+            team_id,
+            "broken",
+            f"team {team_id} is broken: its activation failed: {reason} "
+            f"(fix the cause, then `akgentic team resume {team_id}`)",
+        )
+
+
+class ActivationTimeoutError(TeamError, TimeoutError):
+    """A caller waited longer than its timeout for a team's activation (it goes on)."""
+
+    def __init__(self, team_id: UUID, timeout: float, queued: bool) -> None:
+        self.team_id = team_id
+        self.timeout = timeout
+        where = "queued behind other activations" if queued else "still activating"
+        super().__init__(f"team {team_id} was not activated within {timeout} s ({where})")

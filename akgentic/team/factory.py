@@ -35,7 +35,6 @@ from akgentic.core.event_subscriber import EventSubscriber
 from akgentic.core.messages.orchestrator import SentMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
-from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
 from akgentic.team.card import TeamCard, TeamCardMember, spawned_name
 from akgentic.team.messages import WelcomeMessage
 from akgentic.team.runtime import TeamRuntime
@@ -142,6 +141,9 @@ class TeamFactory:
             orch.set_metadata(metadata)
             if team_card.budget is not None:
                 # Before any member exists: the first model request already finds it.
+                # Imported here: a team without a budget never loads the counter.
+                from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
+
                 budget = TeamBudget(team_card.budget, lead=team_card.lead_name)
                 orch.set_team_service(BUDGET_SERVICE, budget)
 

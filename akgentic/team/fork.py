@@ -484,8 +484,9 @@ def fork_team(
 ) -> ForkResult:
     """Make a new team of ``parent_id``'s events ``1..at_sequence`` (see the module docstring).
 
-    The fork is recorded stopped: resume it to run it. ``name`` is its own name
-    (default: the parent's). ``steps`` is called with the name of each step
+    The fork is recorded stopped, whatever the parent's status (a passivated
+    parent is read from its log, not woken): resume it to run it. ``name`` is
+    its own name (default: the parent's). ``steps`` is called with the name of each step
     before it is taken (tests kill the process there); ``page`` is how many
     events one read or write of the store moves. Raises
     ``TeamNotFoundError`` (unknown or half-deleted parent), ``TeamStateError``
@@ -514,6 +515,7 @@ def fork_team(
         update={
             "team_id": child,
             "status": TeamStatus.STOPPED,
+            "reason": None,  # a broken parent's failed activation is not the fork's
             "owner": None,
             "epoch": 0,
             "created_at": now,
@@ -590,9 +592,10 @@ def rewind_team(
 ) -> ForkResult:
     """A fork at ``to_sequence`` that takes over ``team_id``'s name; ``team_id`` is abandoned.
 
-    The original must not be running (``TeamOwnedError`` / ``TeamStateError``).
-    Its record is marked ``abandoned_for`` the fork, by ``owner``'s claim, only
-    once the fork exists; nothing of it is deleted.
+    The original must not be running (``TeamOwnedError`` / ``TeamStateError``);
+    a passivated one may be rewound, and is recorded stopped so that no message
+    wakes the abandoned branch. Its record is marked ``abandoned_for`` the fork,
+    by ``owner``'s claim, only once the fork exists; nothing of it is deleted.
     """
     current = store.load_team(team_id)
     if current is not None and store.claim_held(team_id):
@@ -608,10 +611,12 @@ def rewind_team(
     claimed = store.claim_team(team_id, owner)
     try:
         lineage = claimed.lineage.model_copy(update={"abandoned_for": result.team_id})
-        store.save_team(
-            claimed.model_copy(update={"lineage": lineage, "updated_at": utc_now()}),
-            epoch=claimed.epoch,
-        )
+        abandoned = claimed.model_copy(update={"lineage": lineage, "updated_at": utc_now()})
+        if abandoned.status == TeamStatus.PASSIVATED:
+            # A passivated team wakes on any message to its id: the branch given up
+            # for the rewind must not, so it is stopped (an explicit resume still runs it).
+            abandoned = abandoned.with_status(TeamStatus.STOPPED)
+        store.save_team(abandoned, epoch=claimed.epoch)
     finally:
         store.release_team(team_id)
     return result
@@ -620,8 +625,9 @@ def rewind_team(
 def lineage_of(teams: Iterable[Process], team_id: UUID) -> dict[str, Any]:
     """The family of ``team_id`` among ``teams``: its ancestors and every descendant.
 
-    ``{"ancestors": [{"team_id", "name", "at_sequence"}...] (root first),
-    "forks": [{"team_id", "name", "at_sequence", "abandoned_for", "forks": [...]}]}``.
+    ``{"ancestors": [{"team_id", "name", "forked_at", "status"}...] (root first),
+    "forks": [{"team_id", "name", "status", "at_sequence", "rewind", "abandoned_for",
+    "forks": [...]}]}``; ``status`` is ``None`` for an ancestor whose record is gone.
     """
     by_id = {p.team_id: p for p in teams}
     children: dict[UUID, list[Process]] = {}
@@ -643,6 +649,7 @@ def lineage_of(teams: Iterable[Process], team_id: UUID) -> dict[str, Any]:
                 "team_id": str(parent_id),
                 "name": parent.name if parent is not None else None,
                 "forked_at": here.lineage.parent_sequence,
+                "status": str(parent.status) if parent is not None else None,
             },
         )
         here = parent
@@ -655,6 +662,7 @@ def lineage_of(teams: Iterable[Process], team_id: UUID) -> dict[str, Any]:
             {
                 "team_id": str(p.team_id),
                 "name": p.name,
+                "status": str(p.status),
                 "at_sequence": p.lineage.parent_sequence,
                 "rewind": p.lineage.rewind,
                 "abandoned_for": (

@@ -4,8 +4,21 @@
 
     create_team()          stop_team()          delete_team()
   ---------------> RUNNING -----------> STOPPED -------------> (gone)
-                      ^                    |
-                      +--- resume_team() --+
+                   ^  |  ^                 |
+                   |  |  +- resume_team() -+
+     activate()    |  | idle for passivate_after
+     (any message) |  v
+                  PASSIVATED ---(activation fails)---> BROKEN (resume_team only)
+
+Virtual teams (docs/virtual-teams.md): a team idle for ``passivate_after``
+seconds (its card's, else the manager's) is *passivated*: its actors stop,
+its events are flushed and its record says ``passivated``. :meth:`TeamManager.activate`
+(and everything that goes through it: :meth:`TeamManager.send`, a
+``TeamRuntime`` whose team was passivated, the console, A2A, MCP) brings it
+back from its log: concurrent callers share one activation, at most
+``max_activations`` run at once and the rest queue, and a caller waits at
+most ``activation_timeout`` seconds. A team whose activation fails is recorded
+``broken`` with the reason and is not tried again until ``resume_team``.
 
 ``fork_team(id, seq)`` makes a new STOPPED team of a team's events ``1..seq``
 (the team running or not), and ``rewind_team(id, seq)`` one that takes over
@@ -54,6 +67,8 @@ import functools
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from uuid import UUID, uuid4
@@ -74,7 +89,9 @@ from akgentic.team.checkpoint import (
     write_checkpoint,
 )
 from akgentic.team.errors import (
+    ActivationTimeoutError,
     EventLogUnreadableError,
+    TeamActivationError,
     TeamCardError,
     TeamClaimLostError,
     TeamNotFoundError,
@@ -88,14 +105,23 @@ from akgentic.team.restorer import ConfigTransform, TeamRestorer
 from akgentic.team.runtime import TeamRuntime
 from akgentic.team.services import NullServiceRegistry, ServiceRegistry
 from akgentic.team.store import EventStore
-from akgentic.team.subscribers.idle import IdleStopSubscriber
+from akgentic.team.subscribers.idle import IdleStopSubscriber, idle_delay
 from akgentic.team.subscribers.persistence import PersistenceSubscriber
+from akgentic.team.subscribers.writers import WriterPool
 
 if TYPE_CHECKING:
     from akgentic.plugins import PluginRegistry
     from akgentic.team.fork import ForkResult
 
-__all__ = ["STOP_GRACE", "TeamId", "TeamManager", "as_team_id"]
+__all__ = [
+    "DEFAULT_ACTIVATION_TIMEOUT",
+    "DEFAULT_MAX_ACTIVATIONS",
+    "DEFAULT_PASSIVATE_AFTER",
+    "STOP_GRACE",
+    "TeamId",
+    "TeamManager",
+    "as_team_id",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +149,13 @@ STOP_GRACE = 30.0
 #: Seconds ``stop_team`` waits for another process to give up a team it asked to stop.
 REMOTE_STOP_WAIT = STOP_GRACE + 15.0
 
+#: Idle seconds after which a team is passivated, unless its card or the manager says otherwise.
+DEFAULT_PASSIVATE_AFTER = 300.0
+#: Activations a manager runs at once; more wait in its queue.
+DEFAULT_MAX_ACTIVATIONS = 8
+#: Longest a caller waits for a team's activation before ``ActivationTimeoutError``.
+DEFAULT_ACTIVATION_TIMEOUT = 30.0
+
 ClaimLostHandler = Callable[[UUID, TeamClaimLostError], None]
 
 
@@ -143,8 +176,16 @@ class TeamManager:
         registry: PluginRegistry | None = None,
         max_backlog: int = DEFAULT_MAX_BACKLOG,
         checkpoint_every: int = CHECKPOINT_EVERY,
+        passivate_after: float | None = DEFAULT_PASSIVATE_AFTER,
+        max_activations: int = DEFAULT_MAX_ACTIVATIONS,
+        activation_timeout: float = DEFAULT_ACTIVATION_TIMEOUT,
     ) -> None:
         """Set up the manager; it claims teams as :attr:`owner`.
+
+        ``passivate_after`` (seconds, None: never) is the idle time after which a
+        team is passivated when its card does not say; it applies when it is
+        shorter than the idle-stop delay. ``max_activations`` and
+        ``activation_timeout`` bound :meth:`activate`.
 
         ``stop_signal`` is the signal on which this process stops its teams
         cleanly; it is recorded in the owner, so ``stop_team`` in another
@@ -168,6 +209,14 @@ class TeamManager:
         if checkpoint_every < 0:
             raise ValueError(f"checkpoint_every must be >= 0, not {checkpoint_every}")
         self.checkpoint_every = checkpoint_every
+        if passivate_after is not None and passivate_after <= 0:
+            raise ValueError(f"passivate_after must be > 0 seconds or None, not {passivate_after}")
+        if activation_timeout <= 0:
+            raise ValueError(f"activation_timeout must be > 0 seconds, not {activation_timeout}")
+        self.passivate_after = passivate_after
+        self.activation_timeout = activation_timeout
+        self._activation_pool = WriterPool(max_activations, name="akgentic-activation")
+        self._activations: dict[UUID, Future[TeamRuntime]] = {}
         self._runtimes: dict[UUID, TeamRuntime] = {}
         self._persistence: dict[UUID, PersistenceSubscriber] = {}
         self._idle: dict[UUID, IdleStopSubscriber] = {}
@@ -219,7 +268,12 @@ class TeamManager:
         return process
 
     def _team_subscribers(
-        self, team_id: UUID, initial_sequence: int, epoch: int, fold: CheckpointFold | None = None
+        self,
+        team_id: UUID,
+        initial_sequence: int,
+        epoch: int,
+        card: TeamCard,
+        fold: CheckpointFold | None = None,
     ) -> tuple[PersistenceSubscriber, IdleStopSubscriber, list[EventSubscriber]]:
         persistence = PersistenceSubscriber(
             team_id,
@@ -229,8 +283,18 @@ class TeamManager:
             on_failure=self._write_failed,
         )
         persistence.checkpointer = Checkpointer(team_id, fold, self.checkpoint_every)
-        idle = IdleStopSubscriber(self, team_id, self.idle_delay)
+        idle = self._idle_countdown(team_id, card)
         return persistence, idle, [persistence, idle, *self.subscribers]
+
+    def _idle_countdown(self, team_id: UUID, card: TeamCard) -> IdleStopSubscriber:
+        """The team's idle countdown: passivation when it comes first, else the idle stop."""
+        stop_after = idle_delay() if self.idle_delay is None else float(self.idle_delay)
+        passivate_after = card.passivate_after
+        if passivate_after is None:
+            passivate_after = self.passivate_after
+        if passivate_after is not None and passivate_after <= stop_after:
+            return IdleStopSubscriber(self, team_id, passivate_after, passivate=True)
+        return IdleStopSubscriber(self, team_id, stop_after)
 
     def _plugin_subscribers(
         self, team_card: TeamCard, team_id: UUID, *, creating: bool
@@ -287,6 +351,7 @@ class TeamManager:
         idle: IdleStopSubscriber,
     ) -> None:
         runtime.attach_gate(self._gate(runtime, persistence))
+        runtime.attach_activator(functools.partial(self.activate, runtime.id))
         with self._guard:
             self._runtimes[runtime.id] = runtime
             self._persistence[runtime.id] = persistence
@@ -373,7 +438,9 @@ class TeamManager:
                 metadata=value,
             )
             claimed = self.event_store.claim_team(uid, self.owner, create=record)
-            persistence, idle, subscribers = self._team_subscribers(uid, 0, claimed.epoch)
+            persistence, idle, subscribers = self._team_subscribers(
+                uid, 0, claimed.epoch, team_card
+            )
             try:
                 # A plugin refusing the card (TeamCardError) ends the creation here,
                 # before anything runs; the record is then discarded below.
@@ -425,11 +492,57 @@ class TeamManager:
                     return
                 if process.status == TeamStatus.DELETED:
                     raise TeamStateError(uid, process.status, f"team {uid} is deleted")
+                if process.status in (TeamStatus.PASSIVATED, TeamStatus.BROKEN):
+                    self._record_stopped(uid)
+                    return
                 self._stop_elsewhere(process)
                 return
             self._stop_here(uid, runtime)
 
-    def _stop_here(self, team_id: UUID, runtime: TeamRuntime) -> None:
+    def _record_stopped(self, team_id: UUID) -> None:
+        """A passivated or broken team (no actors anywhere) becomes stopped, under a claim."""
+        claimed = self.event_store.claim_team(team_id, self.owner)
+        try:
+            self.event_store.save_team(claimed.with_status(TeamStatus.STOPPED), epoch=claimed.epoch)
+        finally:
+            self.event_store.release_team(team_id)
+
+    @_with_registry
+    def passivate_team(self, team_id: TeamId, *, when_idle: bool = False) -> None:
+        """Stop a team this manager runs and record it ``passivated`` (woken by a message).
+
+        Everything its persistence queued is written before the record changes,
+        as for :meth:`stop_team`; a team this manager does not run is left alone.
+        ``when_idle=True`` (the idle countdown's call) leaves a team that got work
+        since the countdown ran out running, and counts down again.
+        """
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            runtime = self.get_runtime(uid)
+            if runtime is None:
+                return
+            # New sends now wait for the next activation (they block on this lock);
+            # work that came in since the countdown fired keeps the team running.
+            runtime.mark_closing(True)
+            if when_idle and self._busy(runtime):
+                runtime.mark_closing(False)
+                idle = self._idle.get(uid)
+                if idle is not None:
+                    idle.rearm()
+                return
+            self._stop_here(uid, runtime, TeamStatus.PASSIVATED)
+
+    def _busy(self, runtime: TeamRuntime) -> bool:
+        """Work since the countdown ran out: in flight, done (re-armed) or queued."""
+        idle = self._idle.get(runtime.id)
+        if idle is not None and (idle.timer.active_tasks > 0 or idle.timer.is_running):
+            return True
+        inboxes = (runtime.entry_addr, runtime.orchestrator_addr)
+        return any(queued_count(actor_ref_of(addr).actor_inbox) for addr in inboxes)
+
+    def _stop_here(
+        self, team_id: UUID, runtime: TeamRuntime, status: TeamStatus = TeamStatus.STOPPED
+    ) -> None:
         failure: BaseException | None = None
         try:
             orch: Orchestrator = self.actor_system.proxy_ask(
@@ -456,7 +569,7 @@ class TeamManager:
                 with self._guard:
                     epoch = self._epochs.get(team_id)
                 process = self._require(team_id)
-                self.event_store.save_team(process.with_status(TeamStatus.STOPPED), epoch=epoch)
+                self.event_store.save_team(process.with_status(status), epoch=epoch)
         finally:
             idle = self._idle.get(team_id)
             if idle is not None:
@@ -611,7 +724,7 @@ class TeamManager:
         attached = self._plugin_subscribers(claimed.team_card, uid, creating=False)
         point = load_restore_point(self.event_store, uid)
         persistence, idle, subscribers = self._team_subscribers(
-            uid, max_sequence, claimed.epoch, point.fold
+            uid, max_sequence, claimed.epoch, claimed.team_card, point.fold
         )
         subscribers += attached
         for subscriber in subscribers:
@@ -641,6 +754,123 @@ class TeamManager:
             raise
         return runtime
 
+    # -- activation on demand -------------------------------------------------
+    def activate(self, team_id: TeamId, timeout: float | None = None) -> TeamRuntime:
+        """The runtime of a team, brought back from its log first when it is passivated.
+
+        The one entry point of every message addressed to a team by id
+        (:meth:`send`, a passivated ``TeamRuntime``, the console, A2A, MCP).
+        Concurrent callers share one activation; at most ``max_activations``
+        run at once and the others queue. Raises ``ActivationTimeoutError`` after
+        ``timeout`` seconds (default ``activation_timeout``; the activation goes
+        on, and a later call gets its result), ``TeamActivationError`` when the
+        team is broken (this activation failed, or an earlier one did),
+        ``TeamStateError`` for a stopped team (it wants an explicit
+        :meth:`resume_team`) or a deleted one, ``TeamOwnedError`` while another
+        live process runs it and ``TeamNotFoundError`` for an unknown id.
+        """
+        uid = as_team_id(team_id)
+        with self._guard:
+            runtime = self._runtimes.get(uid)
+            if runtime is not None and not runtime.closing:
+                return runtime
+            future = self._activations.get(uid)
+            lead = future is None
+            if future is None:
+                future = self._activations[uid] = Future()
+        if lead:
+            self._activation_pool.submit(functools.partial(self._run_activation, uid, future))
+        wait = self.activation_timeout if timeout is None else timeout
+        try:
+            return future.result(wait)
+        except FutureTimeout:
+            raise ActivationTimeoutError(uid, wait, queued=not future.running()) from None
+
+    def live_runtime(self, team_id: TeamId) -> TeamRuntime | None:
+        """The runtime of a team running here; a passivated team is activated first.
+
+        ``None`` for a team that runs nowhere here and is not passivated (stopped,
+        running in another process): the caller decides (a resume, a refusal).
+        Raises what :meth:`activate` raises for a passivated team that cannot come
+        back (``TeamActivationError`` and ``ActivationTimeoutError``).
+        """
+        uid = as_team_id(team_id)
+        runtime = self.get_runtime(uid)
+        if runtime is not None:
+            return runtime
+        process = self.event_store.load_team(uid)
+        if process is None or process.status not in (TeamStatus.PASSIVATED, TeamStatus.BROKEN):
+            return None
+        return self.activate(uid)
+
+    def send(self, team_id: TeamId, content: Any) -> TeamRuntime:
+        """``TeamRuntime.send`` to a team by id, activating it first if it is passivated."""
+        runtime = self.activate(team_id)
+        runtime.send(content)
+        return runtime
+
+    def _run_activation(self, team_id: UUID, future: Future[TeamRuntime]) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            runtime = self._activate_now(team_id)
+        except BaseException as exc:
+            with self._guard:
+                self._activations.pop(team_id, None)
+            future.set_exception(exc)
+            return
+        with self._guard:
+            self._activations.pop(team_id, None)
+        future.set_result(runtime)
+
+    @_with_registry
+    def _activate_now(self, uid: UUID) -> TeamRuntime:
+        with self._lock(uid):
+            runtime = self.get_runtime(uid)
+            if runtime is not None:
+                return runtime
+            process = self._require(uid)
+            status = process.status
+            if status == TeamStatus.BROKEN:
+                raise TeamActivationError(uid, process.reason or "an earlier activation failed")
+            if status == TeamStatus.STOPPED:
+                raise TeamStateError(
+                    uid,
+                    status,
+                    f"team {uid} is stopped, which wants an explicit resume "
+                    f"(`akgentic team resume {uid}`); only a passivated team wakes on a message",
+                )
+            if status == TeamStatus.DELETED:
+                raise TeamStateError(uid, status, f"team {uid} is deleted")
+            if status == TeamStatus.RUNNING and self.event_store.claim_held(uid):
+                owner = process.owner.describe() if process.owner is not None else None
+                raise TeamOwnedError(uid, owner)
+            # Passivated, or recorded running by an owner that died: bring it back here.
+            claimed = self.event_store.claim_team(uid, self.owner)
+            try:
+                runtime = self._restore(claimed)
+            except (TeamOwnedError, TeamClaimLostError):
+                self.event_store.release_team(uid)
+                raise
+            except BaseException as exc:
+                reason = f"{type(exc).__name__}: {exc}"
+                self._record_broken(claimed, reason)
+                raise TeamActivationError(uid, reason) from exc
+            self.service_registry.register_team(self.instance_id, uid)
+            return runtime
+
+    def _record_broken(self, claimed: Process, reason: str) -> None:
+        try:
+            broken = claimed.with_status(TeamStatus.BROKEN).model_copy(update={"reason": reason})
+            self.event_store.save_team(broken, epoch=claimed.epoch)
+        except Exception:
+            logger.exception("team %s: recording it broken failed", claimed.team_id)
+        finally:
+            self.event_store.release_team(claimed.team_id)
+        logger.error(
+            "team %s could not be activated and is now broken: %s", claimed.team_id, reason
+        )
+
     @_with_registry
     def checkpoint_team(self, team_id: TeamId) -> int | None:
         """Write a checkpoint of a team's log now and return its sequence.
@@ -669,12 +899,12 @@ class TeamManager:
         uid = as_team_id(team_id)
         with self._lock(uid):
             process = self._require(uid)
-            if process.status != TeamStatus.STOPPED:
+            if process.status not in _AT_REST:
                 raise TeamStateError(
                     uid,
                     process.status,
                     f"team {uid} is {process.status}, only a stopped team can be deleted "
-                    "(stop it first)",
+                    "(or a passivated or broken one; stop it first)",
                 )
             self.event_store.claim_team(uid, self.owner)
             try:
@@ -787,6 +1017,10 @@ class TeamManager:
 
 def _no_step(_name: str) -> None:
     return None
+
+
+#: Statuses of a team no process runs (deletable; a stop just records ``stopped``).
+_AT_REST = (TeamStatus.STOPPED, TeamStatus.PASSIVATED, TeamStatus.BROKEN)
 
 
 def _set_restoring(subscriber: EventSubscriber, team_id: UUID, restoring: bool) -> None:

@@ -53,10 +53,17 @@ def utc_now() -> datetime:
 
 
 class TeamStatus(StrEnum):
-    """Lifecycle status of a team: ``running`` -> ``stopped`` (-> ``running``...) -> ``deleted``."""
+    """Lifecycle status of a team: ``running`` -> ``stopped`` (-> ``running``...) -> ``deleted``.
+
+    ``passivated``: idle, its actors stopped by the manager; any message brings
+    it back (see docs/virtual-teams.md). ``broken``: an activation failed; the
+    record's ``reason`` says why, and only an explicit resume brings it back.
+    """
 
     RUNNING = "running"
     STOPPED = "stopped"
+    PASSIVATED = "passivated"
+    BROKEN = "broken"
     DELETED = "deleted"
 
 
@@ -165,6 +172,8 @@ class Process(SerializableBaseModel):
     owner: TeamOwner | None = None
     epoch: int = Field(default=0, ge=0)
     lineage: Lineage = Field(default_factory=Lineage)
+    #: Why the team is ``broken`` (its failed activation); None otherwise.
+    reason: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -197,7 +206,10 @@ class Process(SerializableBaseModel):
 
     def with_status(self, status: TeamStatus) -> Process:
         """A copy with ``status`` changed and ``updated_at`` refreshed."""
-        return self.model_copy(update={"status": TeamStatus(status), "updated_at": utc_now()})
+        update: dict[str, Any] = {"status": TeamStatus(status), "updated_at": utc_now()}
+        if status != TeamStatus.BROKEN:
+            update["reason"] = None
+        return self.model_copy(update=update)
 
     def with_metadata(self, metadata: Any) -> Process:
         """A copy whose metadata is *replaced* by ``metadata`` (validated; ``None`` clears).

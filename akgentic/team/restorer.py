@@ -51,7 +51,6 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.core.utils.addresses import map_addresses
 from akgentic.core.utils.serializer import class_path, import_class
-from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
 from akgentic.team.checkpoint import RestorePoint, load_restore_point, restore_messages
 from akgentic.team.factory import hireable_catalog, stop_orchestrator
 from akgentic.team.models import AgentStateSnapshot, Process
@@ -186,6 +185,9 @@ class TeamRestorer:
             orch.set_metadata(process.metadata)
             limits = process.team_card.budget
             if limits is not None:
+                # Imported here: a team without a budget never loads the counter.
+                from akgentic.llm.team_budget import BUDGET_SERVICE, TeamBudget
+
                 lead = process.team_card.lead_name
                 budget = TeamBudget.rebuild(limits, events, lead=lead)
                 orch.set_team_service(BUDGET_SERVICE, budget)

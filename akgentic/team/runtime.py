@@ -19,6 +19,11 @@ verbs wait for it before putting the message in, and raise
 :class:`~akgentic.team.backpressure.BackpressureTimeoutError` if it does not
 catch up within the gate's timeout.
 
+A runtime of a managed team outlives its team's passivation: when its actors
+were stopped for being idle, the next verb asks the manager to activate the
+team (:meth:`TeamManager.activate`) and carries on with the new actors, so a
+handle held across a passivation keeps working (docs/virtual-teams.md).
+
 The runtime is a serializable model: its addresses are fields, and the proxies
 on them are rebuilt from the addresses (resolving snapshots to live actors by
 ``agent_id``) in ``model_post_init``.
@@ -33,7 +38,7 @@ from uuid import UUID
 from pydantic import Field, PrivateAttr
 
 from akgentic.core.actor_address import ActorAddress, ActorAddressProxy
-from akgentic.core.actor_refs import call_teller
+from akgentic.core.actor_refs import ActorDeadError, call_teller
 from akgentic.core.actor_system import ActorSystem
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import Message, text_message_factory
@@ -80,6 +85,8 @@ class TeamRuntime(SerializableBaseModel):
     _monitor: ActivityMonitor | None = PrivateAttr(default=None)
     _gate: SendGate | None = PrivateAttr(default=None)
     _senders: dict[UUID, ActorAddress] = PrivateAttr(default_factory=dict)
+    _activator: Callable[[], TeamRuntime] | None = PrivateAttr(default=None)
+    _closing: bool = PrivateAttr(default=False)
 
     def model_post_init(self, context: Any, /) -> None:
         """Resolve snapshot addresses to live ones and build the proxies (idempotent).
@@ -133,6 +140,45 @@ class TeamRuntime(SerializableBaseModel):
         """Hold the verbs back by ``gate`` while the team's record lags (None: never)."""
         self._gate = gate
 
+    def attach_activator(self, activator: Callable[[], TeamRuntime] | None) -> None:
+        """Bring the team back through ``activator`` when a verb finds its actors stopped."""
+        self._activator = activator
+
+    def mark_closing(self, closing: bool) -> None:
+        """The manager is passivating the team: verbs wait for it and for the next activation."""
+        self._closing = closing
+
+    @property
+    def closing(self) -> bool:
+        """True while the team is being passivated under this handle."""
+        return self._closing
+
+    def _ensure_live(self) -> None:
+        """Adopt a fresh activation when the team was passivated under this handle."""
+        if self._activator is not None and (self._closing or not self.entry_addr.is_alive()):
+            self._revive()
+
+    def _revive(self) -> None:
+        activator = self._activator
+        if activator is None:
+            raise ActorDeadError(f"team {self.id} is not running")
+        fresh = activator()
+        if fresh is self:
+            return
+        self._closing = False  # this handle now stands for the new activation
+        self.team = fresh.team
+        self.orchestrator_addr = fresh.orchestrator_addr
+        self.entry_addr = fresh.entry_addr
+        self.supervisor_addrs = dict(fresh.supervisor_addrs)
+        self.addrs = dict(fresh.addrs)
+        self.actor_system = fresh.actor_system
+        self._orchestrator_ask = self._orchestrator_tell = None
+        self._entry_tell = self._entry_send = None
+        self._senders = {}
+        self._monitor = fresh._monitor
+        self._gate = fresh._gate
+        self._bind()
+
     @property
     def gate(self) -> SendGate | None:
         """The admission control of the verbs, if the team is managed."""
@@ -166,6 +212,7 @@ class TeamRuntime(SerializableBaseModel):
     @property
     def members(self) -> list[ActorAddress]:
         """The current roster (agents hired since the start included)."""
+        self._ensure_live()
         return self.orchestrator_proxy.get_team()
 
     # -- the four verbs -----------------------------------------------------
@@ -212,14 +259,28 @@ class TeamRuntime(SerializableBaseModel):
         gate = private["_gate"]
         if gate is not None:
             gate.admit()
+        if private["_closing"] and private["_activator"] is not None:
+            # Being passivated: hand the message to the team's next activation.
+            self._revive()
+            self.send(message)
+            return
         entry = self.entry_addr
         private["_senders"][entry.agent_id] = entry
         tell = private["_entry_send"]
-        for recipient in self.supervisor_addrs.values():
-            tell(recipient, message)
+        try:
+            for recipient in self.supervisor_addrs.values():
+                tell(recipient, message)
+        except ActorDeadError:
+            # The entry point is gone (its first tell raised, so nothing went in):
+            # a passivated team comes back and gets the message.
+            if private["_activator"] is None:
+                raise
+            self._revive()
+            self.send(message)
 
     def send_to(self, name: str, content: str | Message) -> None:
         """Send ``content`` to the member called ``name``, from the entry point."""
+        self._ensure_live()
         recipient = self.resolve(name)
         message = self._wrap(content)
         self._admit()
@@ -228,6 +289,7 @@ class TeamRuntime(SerializableBaseModel):
 
     def send_from_to(self, sender_name: str, recipient_name: str, content: str | Message) -> None:
         """Send ``content`` to ``recipient_name`` as if ``sender_name`` had sent it."""
+        self._ensure_live()
         sender = self.resolve(sender_name)
         recipient = self.resolve(recipient_name)
         message = self._wrap(content)
@@ -237,12 +299,14 @@ class TeamRuntime(SerializableBaseModel):
 
     def emitMessage(self, message: Message) -> None:
         """Publish ``message`` on the team's record; no agent processes it."""
+        self._ensure_live()
         self._bind()
         self._admit()
         self._orchestrator_tell.emitMessage(message)
 
     def process_human_input(self, content: str, message: Message) -> None:
         """Answer ``message`` as the human: its recipient must be a UserProxy of the team."""
+        self._ensure_live()
         recipient = message.recipient
         if recipient is None:
             raise ValueError("the message being answered has no recipient (which human?)")
@@ -255,6 +319,7 @@ class TeamRuntime(SerializableBaseModel):
     # -- lookups ------------------------------------------------------------
     def resolve(self, name: str) -> ActorAddress:
         """The live address of the member called ``name`` (``ValueError`` if there is none)."""
+        self._ensure_live()
         found = self.orchestrator_proxy.get_team_member(name)
         if found is None:
             known = sorted(m.name for m in self.members)

@@ -63,6 +63,11 @@ loses no acknowledged event.
 And stop (:class:`~akgentic.testing.event_store_stop.StopContract`): a real team
 stopped while its agent waits on a model request that never answers ends at
 once, and no agent writes into the log after the team's stop event.
+
+And virtual teams (:class:`~akgentic.testing.event_store_virtual.VirtualTeamsContract`):
+an idle team passivates and a message activates it; concurrent messages share
+one activation and one claim; one owner at a time across managers; a team that
+cannot be rebuilt is recorded broken with its reason and not tried again.
 """
 
 from __future__ import annotations
@@ -106,6 +111,7 @@ from akgentic.testing.event_store_paging import PagingContract
 from akgentic.testing.event_store_poison import PoisonContract
 from akgentic.testing.event_store_stop import StopContract
 from akgentic.testing.event_store_takeover import TakeoverContract
+from akgentic.testing.event_store_virtual import VirtualTeamsContract
 
 __all__ = [
     "HOSTILE_VALUES",
@@ -146,6 +152,7 @@ class EventStoreContract(
     TakeoverContract,
     PoisonContract,
     StopContract,
+    VirtualTeamsContract,
     ForkContract,
     CheckpointContract,
 ):

@@ -169,3 +169,28 @@ def test_a_lone_surrogate_in_a_json_body_is_refused_with_a_4xx(
             answer = client.post(path, content=body, headers={"Content-Type": "application/json"})
             assert 400 <= answer.status_code < 500, (path, body, answer.status_code, answer.text)
         assert client.get(f"/api/teams/{team_id}").status_code == 200
+
+
+def test_a_passivated_team_is_listed_so_and_a_message_posted_to_it_wakes_it(
+    store_url: str, card_text: str
+) -> None:
+    from akgentic.testing import wait_until
+
+    with running_console(store_url) as (_server, client):
+        team_id = _create(client, card_text + "passivate_after: 0.5\n")
+
+        def status() -> str:
+            found: str = client.get(f"/api/teams/{team_id}").json()["status"]
+            return found
+
+        wait_until(lambda: status() == "passivated", timeout=60, interval=0.1)
+        listed = client.get("/api/teams", params={"status": "passivated"}).json()
+        assert [t["team_id"] for t in listed] == [team_id]
+        reader = StreamReader(client, team_id)
+        try:
+            sent = client.post(f"/api/teams/{team_id}/messages", json={"text": "wake up"})
+            assert sent.status_code == 202, sent.text
+            reader.wait_for(_said("Echo: wake up"))
+            assert status() == "running"
+        finally:
+            reader.close()

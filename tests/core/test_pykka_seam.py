@@ -121,6 +121,15 @@ def test_a_proxy_call_is_a_named_tuple_resolved_by_plain_getattr() -> None:
     assert not issubclass(ProxyCall, pykka.messages._ActorStop)
 
 
+def test_the_threading_actor_starts_its_loop_on_one_daemon_configurable_thread() -> None:
+    # SeamActor replaces _start_actor_loop (to restart a parked actor's thread
+    # with the same settings): the hook must still be the one pykka calls.
+    function = pykka.ThreadingActor._start_actor_loop
+    assert list(inspect.signature(function).parameters) == ["self"]
+    assert {"Thread", "_actor_loop", "use_daemon_thread"} <= _names(function)
+    assert "_start_actor_loop" in _names(inspect.unwrap(pykka.Actor.start))
+
+
 def test_the_actor_inbox_is_created_by_an_overridable_static_hook() -> None:
     assert isinstance(inspect.getattr_static(pykka.Actor, "_create_actor_inbox"), staticmethod)
     assert "_create_actor_inbox" in _names(pykka.Actor.__init__)

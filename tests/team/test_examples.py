@@ -64,3 +64,27 @@ def test_the_yaml_card_runs_with_the_cli(examples_dir: Path, tmp_path: Path) -> 
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == "Echo: Hello!"
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_the_virtual_teams_example_passivates_and_wakes_its_team(
+    store: str, examples_dir: Path, tmp_path: Path
+) -> None:
+    out = run(examples_dir, "virtual_teams.py", store.format(tmp=tmp_path), cwd=tmp_path)
+    assert out.splitlines() == [
+        "Echo: Hello!",
+        "passivated",
+        "Echo: Still there?",
+        "running",
+        "Echo: By id",
+    ]
+
+
+def test_the_virtual_teams_page_quotes_its_example_as_it_is(examples_dir: Path) -> None:
+    page = (examples_dir.parent / "docs" / "virtual-teams.md").read_text(encoding="utf-8")
+    block = page.split("# examples/virtual_teams.py (excerpt)\n", 1)[1].split("```", 1)[0]
+    source = (examples_dir / "virtual_teams.py").read_text(encoding="utf-8")
+    lines = [line.strip() for line in block.splitlines() if line.strip()]
+    assert lines and all(line in source for line in lines), [
+        line for line in lines if line not in source
+    ]

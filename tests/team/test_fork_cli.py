@@ -52,7 +52,12 @@ def test_fork_prints_the_new_id_and_list_and_lineage_show_it(
     family = json.loads(run_cli("team", "lineage", team, "--json").stdout)
     assert [node["team_id"] for node in family["forks"]] == [child]
     up = json.loads(run_cli("team", "lineage", child, "--json").stdout)
-    assert up["ancestors"] == [{"team_id": team, "name": "cli-fork", "forked_at": 3}]
+    assert up["ancestors"] == [
+        {"team_id": team, "name": "cli-fork", "forked_at": 3, "status": "stopped"}
+    ]
+    assert [node["status"] for node in family["forks"]] == ["stopped"]
+    printed = run_cli("team", "lineage", team).stdout
+    assert f"{child} branch (fork at 3, stopped)" in printed
     resumed = run_cli("team", "resume", child, "--send", "three")
     assert resumed.returncode == 0, resumed.stderr
     assert "@Entry → @Echo: three" in resumed.stderr

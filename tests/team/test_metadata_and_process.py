@@ -180,7 +180,13 @@ def test_process_round_trips_through_its_tagged_dump() -> None:
 
 
 def test_team_status_values_are_the_stored_strings() -> None:
-    assert [s.value for s in TeamStatus] == ["running", "stopped", "deleted"]
+    assert [s.value for s in TeamStatus] == [
+        "running",
+        "stopped",
+        "passivated",
+        "broken",
+        "deleted",
+    ]
     assert TeamStatus("stopped") is TeamStatus.STOPPED
 
 

@@ -66,6 +66,8 @@ async function showList() {
   const status = el("select", { "data-testid": "status-filter" },
     el("option", { value: "", text: "any status" }),
     el("option", { value: "running", text: "running" }),
+    el("option", { value: "passivated", text: "passivated" }),
+    el("option", { value: "broken", text: "broken" }),
     el("option", { value: "stopped", text: "stopped" }));
   const meta = el("input", { placeholder: "metadata KEY=VALUE, ...", "data-testid": "metadata-filter" });
   const table = el("tbody", { "data-testid": "teams" });
@@ -84,15 +86,14 @@ async function showList() {
 
   function teamRow(team) {
     const actions = el("td", {});
-    if (team.status === "running") actions.append(button("stop", () => lifecycle(team, "stop")));
-    if (team.status === "stopped") {
-      actions.append(button("resume", () => lifecycle(team, "resume")));
-      actions.append(button("delete", () => remove(team)));
-    }
+    // A passivated team wakes on its next message; stopped and broken ones want a resume.
+    if (team.status === "running" || team.status === "passivated") actions.append(button("stop", () => lifecycle(team, "stop")));
+    if (team.status === "stopped" || team.status === "broken") actions.append(button("resume", () => lifecycle(team, "resume")));
+    if (team.status !== "running") actions.append(button("delete", () => remove(team)));
     return el("tr", { "data-team": team.team_id },
       el("td", {}, el("a", { href: "#/team/" + team.team_id, text: team.name || "(unnamed)" })),
       el("td", { class: "mono", text: team.team_id }),
-      el("td", { class: "status-" + team.status, text: team.status + (team.running_here ? " here" : "") }),
+      el("td", { class: "status-" + team.status, title: team.reason || "", text: team.status + (team.running_here ? " here" : "") }),
       el("td", { text: time(team.updated_at) }),
       el("td", { text: team.metadata_indexes.map((e) => e.replace("|", "=")).join(", ") }),
       el("td", { class: "quiet", "data-testid": "team-lineage", text: team.lineage || "" }),
@@ -276,15 +277,13 @@ class TeamPage {
     const team = await api("GET", `/api/teams/${this.id}`);
     this.team = team;
     const actions = [];
-    if (team.status === "running") actions.push(button("stop", attempt(() => this.lifecycle("stop")), "team-stop"));
-    if (team.status === "stopped") {
-      actions.push(button("resume", attempt(() => this.lifecycle("resume")), "team-resume"));
-      actions.push(button("delete", attempt(() => this.remove()), "team-delete"));
-    }
+    if (team.status === "running" || team.status === "passivated") actions.push(button("stop", attempt(() => this.lifecycle("stop")), "team-stop"));
+    if (team.status === "stopped" || team.status === "broken") actions.push(button("resume", attempt(() => this.lifecycle("resume")), "team-resume"));
+    if (team.status !== "running") actions.push(button("delete", attempt(() => this.remove()), "team-delete"));
     this.header.replaceChildren(
       el("h1", { text: team.name || "(unnamed team)" }),
       el("span", { class: "mono", text: team.team_id }),
-      el("span", { class: "status-" + team.status, "data-testid": "team-status", text: team.status + (team.running_here ? " (here)" : "") }),
+      el("span", { class: "status-" + team.status, "data-testid": "team-status", title: team.reason || "", text: team.status + (team.running_here ? " (here)" : "") + (team.reason ? ": " + team.reason : "") }),
       el("span", { text: team.event_count + " events" }),
       ...actions);
     const names = Object.entries(team.commands || {}).flatMap(([member, cmds]) => cmds.map((c) => `${member} /${c}`));
@@ -307,7 +306,9 @@ class TeamPage {
     }
     const tree = (forks) => el("ul", {}, ...forks.map((f) => el("li", { "data-testid": "lineage-fork" },
       link(f.team_id, f.name),
-      ` ${f.rewind ? "rewound" : "forked"} at event ${f.at_sequence}${f.abandoned_for ? " (abandoned)" : ""}`,
+      ` ${f.rewind ? "rewound" : "forked"} at event ${f.at_sequence}, `,
+      el("span", { class: "status-" + f.status, text: f.status }),
+      f.abandoned_for ? " (abandoned)" : null,
       f.forks.length ? tree(f.forks) : null)));
     if (family.forks.length) parts.push(el("div", { "data-testid": "lineage-forks" }, "forks:", tree(family.forks)));
     this.lineage.replaceChildren(...parts);

@@ -9,6 +9,10 @@ clock thread watches every team's), so it costs no thread per event.
 the countdown only runs while no task is in flight. Counting is suppressed while
 a stored history is replayed, so a replay cannot move the clock.
 
+With ``passivate=True`` the countdown passivates the team instead
+(``team_manager.passivate_team``): its actors stop, its record says
+``passivated`` and the next message brings it back (docs/virtual-teams.md).
+
 The delay comes from ``ORCHESTRATOR_TIMEOUT_DELAY`` (seconds, default
 :data:`DEFAULT_IDLE_DELAY`); a value that is not a number raises when the
 subscriber is built, not later.
@@ -19,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Protocol
+from typing import Protocol, cast
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
@@ -51,6 +55,10 @@ class _Stopper(Protocol):
     def stop_team(self, team_id: UUID) -> None: ...
 
 
+class _Passivator(Protocol):
+    def passivate_team(self, team_id: UUID, *, when_idle: bool = False) -> None: ...
+
+
 def idle_delay() -> float:
     """The idle delay from the environment (``ValueError`` for a non-numeric value)."""
     raw = os.environ.get(IDLE_DELAY_ENV_VAR, "").strip()
@@ -68,11 +76,24 @@ def idle_delay() -> float:
 
 
 class IdleStopSubscriber:
-    """Subscriber calling ``team_manager.stop_team(team_id)`` after ``delay`` idle seconds."""
+    """Subscriber calling ``team_manager.stop_team(team_id)`` after ``delay`` idle seconds.
 
-    def __init__(self, team_manager: _Stopper, team_id: UUID, delay: float | None = None) -> None:
+    ``passivate=True``: ``team_manager.passivate_team(team_id)`` instead.
+    """
+
+    def __init__(
+        self,
+        team_manager: _Stopper,
+        team_id: UUID,
+        delay: float | None = None,
+        *,
+        passivate: bool = False,
+    ) -> None:
+        if passivate and not callable(getattr(team_manager, "passivate_team", None)):
+            raise TypeError(f"{type(team_manager).__name__} has no passivate_team")
         self.team_manager = team_manager
         self.team_id = team_id
+        self.passivate = passivate
         self.delay = idle_delay() if delay is None else float(delay)
         self._restoring = False
         self._dispatched = False
@@ -115,6 +136,13 @@ class IdleStopSubscriber:
         """End the countdown for good (used when a team fails to build)."""
         self.timer.close()
 
+    def rearm(self) -> None:
+        """The team was found busy when the countdown ran out: count down again."""
+        with self._latch:
+            self._dispatched = False
+        if self.timer.active_tasks == 0:
+            self.timer.start()
+
     # -- timeout ------------------------------------------------------------
     def _on_timeout(self) -> None:
         with self._latch:
@@ -129,9 +157,13 @@ class IdleStopSubscriber:
         thread.start()
 
     def _stop(self) -> None:
-        logger.info("team %s idle for %.0f s: stopping it", self.team_id, self.delay)
+        verb = "passivating" if self.passivate else "stopping"
+        logger.info("team %s idle for %.0f s: %s it", self.team_id, self.delay, verb)
         try:
-            self.team_manager.stop_team(self.team_id)
+            if self.passivate:
+                cast(_Passivator, self.team_manager).passivate_team(self.team_id, when_idle=True)
+            else:
+                self.team_manager.stop_team(self.team_id)
         except ValueError as exc:  # already stopped or deleted meanwhile
             logger.debug("idle stop of team %s skipped: %s", self.team_id, exc)
         except Exception:
@@ -140,4 +172,7 @@ class IdleStopSubscriber:
             self.stopped.set()
 
     def __repr__(self) -> str:
-        return f"IdleStopSubscriber(team_id={self.team_id}, delay={self.delay})"
+        return (
+            f"IdleStopSubscriber(team_id={self.team_id}, delay={self.delay}, "
+            f"passivate={self.passivate})"
+        )

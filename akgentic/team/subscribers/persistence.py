@@ -18,9 +18,10 @@ Two write modes:
   acknowledged the write. A write the store refuses raises there and the
   sequence number is handed out again to the next message.
 * **batched** (the default when the store offers ``save_events``): messages
-  are numbered on the caller's thread and written by one writer thread per
-  subscriber, which commits everything that queued up meanwhile in one
-  durable transaction (group commit). The store then always holds a gap-free
+  are numbered on the caller's thread and written by the process's shared
+  writers (:mod:`akgentic.team.subscribers.writers`), one batch of a subscriber
+  at a time: each batch is everything that queued up meanwhile, committed in
+  one durable transaction (group commit). The store then always holds a gap-free
   prefix of the stream, in order. An event counts as acknowledged once
   :attr:`durable_sequence` has reached it; :meth:`flush` waits for that, and
   ``on_stop`` flushes, so a stopped team has everything on disk. A refused
@@ -84,6 +85,7 @@ from akgentic.team.messages import EventQuarantined
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, utc_now
 from akgentic.team.store import BatchEventStore, EventStore
 from akgentic.team.subscribers.quarantine import quarantined
+from akgentic.team.subscribers.writers import writer_pool
 
 if TYPE_CHECKING:
     # asyncio (with ssl and subprocess) costs ~15 ms at import, and only a protocol
@@ -170,15 +172,13 @@ class PersistenceSubscriber:
         self._taken = initial_sequence
         self._restoring = False
         lock = self._lock = threading.RLock()
-        # Progress (a batch written, a failure, a drained queue) is announced on
-        # _cond; _work only wakes the writer, so queuing an event never wakes the
-        # threads waiting for progress.
+        # Progress (a batch written, a failure, a drained queue) is announced on _cond.
         self._cond = threading.Condition(lock)
-        self._work = threading.Condition(lock)
         self._pending: list[_Record] = []
         self._writing = False
         self._failure: BaseException | None = None
-        self._writer: threading.Thread | None = None
+        # A write job of this subscriber is queued in the writer pool or running.
+        self._scheduled = False
         # when_durable callbacks: (sequence, tie-breaker, callback), lowest sequence first.
         self._on_durable: list[tuple[int, int, Callable[[], None]]] = []
         self._tie = itertools.count()
@@ -429,80 +429,83 @@ class PersistenceSubscriber:
                 logger.exception("a when_durable callback failed")
 
     def close(self, timeout: float | None = 60.0) -> None:
-        """Flush, then stop the writer thread (a later message starts a new one)."""
-        writer = self._writer
-        try:
-            self.flush(timeout)
-        finally:
-            with self._cond:
-                self._writer = None
-                if self._pending and self._failure is None:
-                    self._ensure_writer()  # queued after the flush: a fresh writer takes it
-                self._cond.notify_all()
-                self._work.notify_all()
-            if writer is not None and writer is not threading.current_thread():
-                writer.join(timeout)
+        """Wait until everything queued is written (the writers are shared: none to stop)."""
+        self.flush(timeout)
 
     def _enqueue(self, record: _Record) -> None:
         """Queue a record for the writer (caller holds the condition)."""
         pending = self._pending
         pending.append(record)
-        if self._writer is None:
-            self._ensure_writer()
-        elif len(pending) == 1 and not self._writing:
-            self._work.notify()  # the writer is idle: wake it (otherwise it comes back)
+        if not self._scheduled:
+            self._schedule()
         while len(self._pending) >= self.max_pending and self._failure is None:
             self._cond.wait()
 
-    def _ensure_writer(self) -> None:
-        """Start the writer thread if none runs (caller holds the condition)."""
-        if self._writer is None:
-            self._writer = threading.Thread(
-                target=self._write_loop,
-                name=f"akgentic-persistence-{self.team_id}",
-                daemon=True,
-            )
-            self._writer.start()
-            _live.add(self)
+    def _schedule(self) -> None:
+        """Hand this subscriber to the writer pool (caller holds the condition)."""
+        self._scheduled = True
+        _live.add(self)
+        try:
+            writer_pool().submit(self._write_next)
+        except BaseException:
+            self._scheduled = False
+            raise
 
-    def _write_loop(self) -> None:
-        me = threading.current_thread()
-        while True:
-            with self._cond:
-                self._work.wait_for(
-                    lambda: (bool(self._pending) and not self._writing) or self._writer is not me
-                )
-                if self._writer is not me:
-                    return  # closed or replaced: whatever is queued belongs to the next writer
-                batch, self._pending = self._pending, []
-                self._taken = self._sequence
-                self._writing = True
-                self._cond.notify_all()
+    def _write_next(self) -> None:
+        """One batch: everything queued now, written in one transaction (a pool job).
+
+        With more queued meanwhile, the subscriber goes back into the pool's queue
+        behind the other teams' jobs; only when that fails (no thread can be
+        started, at interpreter exit) does this job write on.
+        """
+        while self._write_batch():
             try:
-                self._write(batch)
-            except BaseException as exc:
-                if not isinstance(exc, TeamClaimLostError):  # that one the owner reports
-                    logger.error(
-                        "persistence of team %s stopped: writing %d record(s) failed: %s",
-                        self.team_id,
-                        len(batch),
-                        exc,
-                    )
-                with self._cond:
-                    self._failure = exc
-                    self._pending = []
-                    self._taken = self._sequence
-                    self._writing = False
-                    self._cond.notify_all()
-                    callbacks = self._durable_callbacks()
-                self._call_all(callbacks)
-                self._report(exc)
+                writer_pool().submit(self._write_next)
                 return
+            except RuntimeError:
+                continue
+
+    def _write_batch(self) -> bool:
+        """Write one batch; True when more is queued (this subscriber stays scheduled)."""
+        with self._cond:
+            if not self._pending or self._failure is not None:
+                self._scheduled = False
+                self._cond.notify_all()
+                return False
+            batch, self._pending = self._pending, []
+            self._taken = self._sequence
+            self._writing = True
+            self._cond.notify_all()
+        try:
+            self._write(batch)
+        except BaseException as exc:
+            if not isinstance(exc, TeamClaimLostError):  # that one the owner reports
+                logger.error(
+                    "persistence of team %s stopped: writing %d record(s) failed: %s",
+                    self.team_id,
+                    len(batch),
+                    exc,
+                )
             with self._cond:
+                self._failure = exc
+                self._pending = []
+                self._taken = self._sequence
                 self._writing = False
+                self._scheduled = False
                 self._cond.notify_all()
                 callbacks = self._durable_callbacks()
             self._call_all(callbacks)
+            self._report(exc)
+            return False
+        with self._cond:
+            self._writing = False
+            self._cond.notify_all()
+            callbacks = self._durable_callbacks()
+            more = bool(self._pending) and self._failure is None
+            if not more:
+                self._scheduled = False
+        self._call_all(callbacks)
+        return more
 
     def _write(self, batch: list[_Record]) -> None:
         events = [r for r in batch if isinstance(r, PersistedEvent)]

@@ -152,8 +152,11 @@ class A2ATeams:
         return team_id
 
     def runtime(self, team_id: UUID) -> Any:
-        """The team's runtime; ``UnsupportedOperationError`` when it does not run here."""
-        runtime = self.manager.get_runtime(team_id)
+        """The team's runtime (a passivated team is woken); refused when it does not run here."""
+        try:
+            runtime = self.manager.live_runtime(team_id)
+        except (ValueError, TimeoutError) as exc:  # broken, owned elsewhere, too slow
+            raise UnsupportedOperationError(message=str(exc)) from None
         if runtime is None:
             raise UnsupportedOperationError(
                 message=f"team {team_id} does not run in this console (resume it first)"

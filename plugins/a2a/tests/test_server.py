@@ -322,3 +322,30 @@ def test_a2a_text_never_runs_as_a_slash_command(served: tuple[Any, httpx.Client,
     asyncio.run(talk())
     rows = client.get(f"/api/teams/{team_id}/events", params={"kind": "message"}).json()
     assert not any("/stop" in (row["content"] or "") for row in rows["events"])
+
+
+def test_a_message_to_a_passivated_team_wakes_it_and_completes_its_task(
+    tmp_path: Path, llm: ScriptedLLMServer
+) -> None:
+    from akgentic.testing import wait_until
+
+    with running_console(f"sqlite:///{tmp_path / 'store.db'}") as (server, client):
+        card = echo_card(llm) + "passivate_after: 0.5\n"
+        created = client.post("/api/teams", json={"card": card})
+        assert created.status_code == 201, created.text
+        team_id = created.json()["team_id"]
+
+        def status() -> str:
+            found: str = client.get(f"/api/teams/{team_id}").json()["status"]
+            return found
+
+        wait_until(lambda: status() == "passivated", timeout=60, interval=0.1)
+
+        async def talk() -> Any:
+            async with a2a_client(server, team_id) as a2a:
+                return (await final(a2a, user_message("wake up"))).task
+
+        sent = asyncio.run(talk())
+        assert sent.status.state == TaskState.TASK_STATE_COMPLETED
+        assert [p.text for a in sent.artifacts for p in a.parts] == ["Echo: wake up"]
+        assert status() == "running"

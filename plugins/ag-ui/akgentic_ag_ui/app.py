@@ -169,7 +169,10 @@ class _Sent:
 
 def _send(service: ConsoleService, team_id: UUID, text: str, message_id: UUID) -> None:
     """Deliver ``text`` as the console does (``@Member``, ``/command`` or the supervisors)."""
-    runtime = service.manager.get_runtime(team_id)
+    try:
+        runtime = service.manager.live_runtime(team_id)  # a passivated team is woken
+    except (ValueError, TimeoutError) as exc:  # broken, owned elsewhere, too slow
+        raise RefusedError(409, str(exc)) from None
     if runtime is None:
         raise RefusedError(409, f"team {team_id} does not run in this console (resume it first)")
     message_type = runtime.team.default_message_type

@@ -4,7 +4,9 @@ Tools: ``ask`` (send as the human, wait for the turn to end, return what came ba
 the human; progress notifications while it runs), ``send`` (fire and forget),
 ``status`` and ``answer`` (reply to a question an agent asked the human, then wait
 like ``ask``). Resources: ``akgentic://team/conversation`` and
-``akgentic://team/members``, both JSON read from the team's event log.
+``akgentic://team/members``, both JSON read from the team's event log. For a client
+that declares the MCP tasks extension, ``ask`` and ``answer`` run as tasks instead
+(:mod:`akgentic_mcp_server.tasks`).
 
 The SDK speaks the protocol (stdio or streamable HTTP); nothing here writes JSON-RPC.
 Team calls block, so they run on worker threads; the event loop only waits.
@@ -22,16 +24,24 @@ from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any, TypeVar
+from typing import Any
 
 import anyio
-import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field
 
+from akgentic_mcp_server.tasks import TurnTasks
 from akgentic_mcp_server.team import MAX_MESSAGE_BYTES, RequestError, ServedTeam, Turn
+from akgentic_mcp_server.turns import (
+    CONVERSATION_URI,
+    DEFAULT_ASK_TIMEOUT,
+    Timeout,
+    blocking,
+    progress_line,
+    refusal,
+    turn_result,
+)
 
 __all__ = [
     "CONVERSATION_URI",
@@ -44,69 +54,12 @@ __all__ = [
 
 logger = logging.getLogger("akgentic_mcp_server")
 
-CONVERSATION_URI = "akgentic://team/conversation"
 MEMBERS_URI = "akgentic://team/members"
-#: Seconds ``ask`` and ``answer`` wait for the turn to end, unless told otherwise.
-DEFAULT_ASK_TIMEOUT = 120.0
-#: Characters of a message shown in one progress notification.
-_PROGRESS_CHARS = 200
-
-_T = TypeVar("_T")
-
-Timeout = Annotated[
-    float,
-    Field(
-        ge=0.1,
-        le=3600,
-        description="Seconds to wait for the team to finish the turn (default 120).",
-    ),
-]
-
-
-async def _blocking(call: Callable[[], _T]) -> _T:
-    """Run a blocking team call on a worker thread; a refusal becomes the tool's error."""
-    return await anyio.to_thread.run_sync(call)
 
 
 def _refuse(tool: str, exc: Exception) -> ToolError:
     """One log line and the tool error the client reads (one line, no traceback)."""
-    if isinstance(exc, RequestError):
-        text = str(exc)
-    else:
-        text = f"the team could not take it: {' '.join(str(exc).split()) or type(exc).__name__}"
-        logger.debug("tool %s failed", tool, exc_info=exc)
-    logger.warning("mcp tool %s refused: %s", tool, text)
-    return ToolError(text)
-
-
-def _progress_line(row: dict[str, Any]) -> str:
-    content = " ".join(str(row.get("content") or "").split())
-    if len(content) > _PROGRESS_CHARS:
-        content = content[:_PROGRESS_CHARS] + "…"
-    return f"{row.get('from')} → {row.get('to')}: {content}"
-
-
-def _reply_text(replies: list[dict[str, Any]], finished: bool) -> str:
-    """The replies as the text a person (or a model) reads."""
-    if not replies:
-        if finished:
-            return "(the team finished the turn without writing to the human)"
-        return (
-            "(no reply yet: the team is still working; read "
-            f"{CONVERSATION_URI} or call status later)"
-        )
-    senders = {row["from"] for row in replies}
-    parts = []
-    for row in replies:
-        text = row["content"] or ""
-        if len(senders) > 1:
-            text = f"{row['from']}: {text}"
-        if row.get("intent") == "request":
-            text += f"\n(question {row['id']}: reply with the answer tool)"
-        parts.append(text)
-    if not finished:
-        parts.append("(the team is still working; more may come in the conversation)")
-    return "\n\n".join(parts)
+    return ToolError(refusal(tool, exc))
 
 
 async def _follow_turn(
@@ -139,9 +92,9 @@ async def _follow_turn(
     async def report(row: dict[str, Any]) -> None:
         nonlocal reported
         reported += 1
-        await ctx.report_progress(reported, None, _progress_line(row))
+        await ctx.report_progress(reported, None, progress_line(row))
 
-    running: asyncio.Future[tuple[Turn, bool]] = asyncio.ensure_future(_blocking(run))
+    running: asyncio.Future[tuple[Turn, bool]] = asyncio.ensure_future(blocking(run))
     while not running.done():
         getter: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(queue.get())
         either: list[asyncio.Future[Any]] = [running, getter]
@@ -153,15 +106,7 @@ async def _follow_turn(
     turn, finished = running.result()
     while not queue.empty():
         await report(queue.get_nowait())
-    replies = list(turn.replies)
-    return CallToolResult(
-        content=[TextContent(type="text", text=_reply_text(replies, finished))],
-        structured_content={
-            "team_id": str(team.team_id),
-            "finished": finished,
-            "replies": replies,
-        },
-    )
+    return turn_result(team, turn, finished)
 
 
 def _json_result(value: dict[str, Any]) -> CallToolResult:
@@ -182,6 +127,7 @@ def build_server(team: ServedTeam) -> MCPServer[Any]:
         ),
         version=_version(),
         log_level="WARNING",
+        extensions=[TurnTasks(team)],
     )
     limit = f"At most {MAX_MESSAGE_BYTES // 1024} KiB of text."
 
@@ -209,7 +155,7 @@ def build_server(team: ServedTeam) -> MCPServer[Any]:
     )
     async def send(text: str) -> CallToolResult:
         try:
-            message = await _blocking(partial(team.send_text, text))
+            message = await blocking(partial(team.send_text, text))
         except Exception as exc:
             raise _refuse("send", exc) from None
         return _json_result({"sent": True, "message_id": str(message.id)})
@@ -223,7 +169,7 @@ def build_server(team: ServedTeam) -> MCPServer[Any]:
     )
     async def status() -> CallToolResult:
         try:
-            return _json_result(await _blocking(team.status))
+            return _json_result(await blocking(team.status))
         except Exception as exc:
             raise _refuse("status", exc) from None
 
@@ -272,7 +218,7 @@ def build_server(team: ServedTeam) -> MCPServer[Any]:
 
 async def _read(name: str, read: Callable[[], list[dict[str, Any]]]) -> str:
     try:
-        rows = await _blocking(read)
+        rows = await blocking(read)
     except Exception as exc:
         text = str(exc) if isinstance(exc, RequestError) else " ".join(str(exc).split())
         logger.warning("mcp resource %s refused: %s", name, text)

@@ -88,14 +88,17 @@ class Turn:
 
     The root is the id of the message the human sent (``ask``) or of the question it
     answers (``answer``); a recorded message belongs to the turn when its parent does.
-    ``replies`` are the turn's messages addressed to a human. ``on_message`` is called
-    on the orchestrator's thread with each row of the turn (keep it short).
+    ``rows`` are all its messages and ``replies`` those addressed to a human.
+    ``on_message`` is called on the orchestrator's thread with each row of the turn
+    (keep it short).
     """
 
     def __init__(self, root: UUID, on_message: Callable[[dict[str, Any]], None] | None) -> None:
+        self.root = root
         self._ids = {root}
         self._on_message = on_message
         self.replies: list[dict[str, Any]] = []
+        self.rows: list[dict[str, Any]] = []
         self.seen = 0
 
     def offer(self, sent: SentMessage) -> None:
@@ -106,6 +109,7 @@ class Turn:
         row = conversation_row(sent)
         row["to_human"] = _to_human(sent)
         self.seen += 1
+        self.rows.append(row)
         if row["to_human"]:
             self.replies.append(row)
         if self._on_message is not None:
@@ -267,7 +271,7 @@ class ServedTeam:
             lost = manager.claim_lost(team_id)
             if lost is not None:
                 raise RequestError(_one_line(lost))
-            runtime = manager.get_runtime(team_id)
+            runtime = manager.live_runtime(team_id)  # a passivated team is woken
             if runtime is None or not runtime.orchestrator_addr.is_alive():
                 runtime = manager.resume_team(team_id)
                 logger.info("resumed team %s (it had stopped)", team_id)
@@ -344,6 +348,34 @@ class ServedTeam:
     def wait_idle(self, timeout: float) -> bool:
         """Wait until nothing is in flight in the team; ``False`` when ``timeout`` passed."""
         return self.runtime().wait_idle(timeout)
+
+    def stop_turn(self) -> Message:
+        """Send ``/stop`` to the supervisors as the human: what typing it in the chat does.
+
+        The human's proxy offers the cancel at once (an agent waiting on a model request
+        ends it), so the turn ends without waiting behind the work it cancels.
+        """
+        return self.send_text("/stop")
+
+    def replay_turn(self, root: UUID) -> Turn | None:
+        """The turn rooted at ``root`` rebuilt from the log; ``None`` when no turn has that root.
+
+        A root is a message the human sent (``ask``) or a question to the human that was
+        answered (``answer``): what a task id names, so a task outlives the server.
+        """
+        events = self._events()
+        rooted = False
+        for _sequence, event in events:
+            if isinstance(event, SentMessage) and event.message.id == root:
+                rooted = event.sender is not None and bool(event.sender.is_user_proxy)
+                break
+        turn = Turn(root, None)
+        for _sequence, event in events:
+            if isinstance(event, SentMessage):
+                if event.message.parent_id == root and event.sender is not None:
+                    rooted = rooted or bool(event.sender.is_user_proxy)
+                turn.offer(event)
+        return turn if rooted else None
 
     # -- questions ---------------------------------------------------------------
     def _events(self) -> list[tuple[int, Message]]:

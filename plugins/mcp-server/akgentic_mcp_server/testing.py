@@ -4,7 +4,10 @@
 stdio client; :func:`http_child` starts it with ``--http 127.0.0.1:PORT`` (then
 :func:`connect` to its URL). Both give a :class:`SyncClient`: the async ``mcp.Client``
 driven from a blocking portal, so tests (and ``bench/protocols/mcp_latency.py``) stay plain
-functions that can ``wait_until``. Children get this process's import path.
+functions that can ``wait_until``. Children get this process's import path. With
+``tasks=True`` the client declares the tasks extension
+(:class:`~akgentic_mcp_server.task_client.TasksClient`) and :class:`SyncClient` drives
+tasks by hand (``start_task``, ``get_task``, ``task_result``, ``cancel_task``).
 """
 
 from __future__ import annotations
@@ -22,9 +25,12 @@ from typing import Any, TextIO
 import anyio.from_thread
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.dispatcher import ProgressFnT
 from mcp_types import CallToolResult, TextResourceContents
 
 from akgentic.testing.waiting import wait_until
+from akgentic_mcp_server import task_client
+from akgentic_mcp_server.tasks import CreateTaskResult, GetTaskResult
 
 __all__ = [
     "SyncClient",
@@ -73,6 +79,26 @@ class SyncClient:
         listed = self.portal.call(self.client.list_tools)
         return sorted(t.name for t in listed.tools)
 
+    # -- tasks (a client connected with ``tasks=True``) ----------------------------------
+    def start_task(self, tool: str, arguments: dict[str, Any]) -> CreateTaskResult | CallToolResult:
+        """Call ``tool`` and keep what came back: a task, or a result (a refusal)."""
+
+        async def call() -> Any:
+            return await self.client.session.call_tool(tool, arguments, allow_claimed=True)
+
+        result = self.portal.call(call)
+        assert isinstance(result, CreateTaskResult | CallToolResult), result
+        return result
+
+    def get_task(self, task_id: str, progress: ProgressFnT | None = None) -> GetTaskResult:
+        return self.portal.call(task_client.get_task, self.client.session, task_id, progress)
+
+    def task_result(self, task_id: str, progress: ProgressFnT | None = None) -> CallToolResult:
+        return self.portal.call(task_client.task_result, self.client.session, task_id, progress)
+
+    def cancel_task(self, task_id: str) -> GetTaskResult:
+        return self.portal.call(task_client.cancel_task, self.client.session, task_id)
+
 
 def child_env() -> dict[str, str]:
     """What a child adds to its environment: this process's import path."""
@@ -88,11 +114,15 @@ def serve_args(team: str, store: str, *paths: Path) -> list[str]:
 
 
 @contextmanager
-def connect(server: Any) -> Iterator[SyncClient]:
-    """A :class:`SyncClient` on ``server`` (a URL, ``StdioServerParameters`` or a transport)."""
+def connect(server: Any, tasks: bool = False) -> Iterator[SyncClient]:
+    """A :class:`SyncClient` on ``server`` (a URL, ``StdioServerParameters`` or a transport).
+
+    ``tasks`` declares the tasks extension, so ``ask`` and ``answer`` run as tasks.
+    """
+    extensions = [task_client.TasksClient()] if tasks else None
     with (
         anyio.from_thread.start_blocking_portal() as portal,
-        portal.wrap_async_context_manager(Client(server)) as client,
+        portal.wrap_async_context_manager(Client(server, extensions=extensions)) as client,
     ):
         yield SyncClient(portal, client)
 
@@ -112,13 +142,13 @@ class _StdioTransport:
 
 @contextmanager
 def stdio_session(
-    team: str, store: str, cwd: Path, errlog: Path, *paths: Path
+    team: str, store: str, cwd: Path, errlog: Path, *paths: Path, tasks: bool = False
 ) -> Iterator[SyncClient]:
     """``akgentic mcp serve TEAM`` over stdio; leaving closes its input, which stops the team."""
     params = StdioServerParameters(
         command=sys.executable, args=serve_args(team, store, *paths), env=child_env(), cwd=cwd
     )
-    with errlog.open("a") as log, connect(_StdioTransport(params, log)) as client:
+    with errlog.open("a") as log, connect(_StdioTransport(params, log), tasks) as client:
         yield client
 
 

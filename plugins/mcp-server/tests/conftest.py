@@ -37,10 +37,10 @@ def errlog(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def serve_stdio(tmp_path: Path, store: str, errlog: Path, card: Path) -> Serve:
-    """``with serve_stdio(team=card) as client:`` a server over stdio, stopped on leaving."""
+    """``with serve_stdio(team=card, tasks=False) as client:`` over stdio, stopped on leaving."""
 
-    def serving(team: str | None = None) -> AbstractContextManager[SyncClient]:
-        return stdio_session(team or str(card), store, tmp_path, errlog, EXAMPLES)
+    def serving(team: str | None = None, tasks: bool = False) -> AbstractContextManager[SyncClient]:
+        return stdio_session(team or str(card), store, tmp_path, errlog, EXAMPLES, tasks=tasks)
 
     return serving
 
@@ -50,10 +50,10 @@ def serve_http(tmp_path: Path, store: str, errlog: Path, card: Path) -> Serve:
     """``with serve_http(team=card) as client:`` over streamable HTTP, SIGTERM on leaving."""
 
     @contextmanager
-    def serving(team: str | None = None) -> Iterator[SyncClient]:
+    def serving(team: str | None = None, tasks: bool = False) -> Iterator[SyncClient]:
         with (
             http_child(team or str(card), store, tmp_path, errlog, EXAMPLES) as url,
-            connect(url) as client,
+            connect(url, tasks) as client,
         ):
             yield client
 

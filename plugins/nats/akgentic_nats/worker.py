@@ -105,6 +105,9 @@ class Worker:
             stop_signal=None,
             on_claim_lost=self._claim_lost,
             instance_id=None,
+            # Placement owns a fleet team's life (its lease); passivation is not wired
+            # to placement yet, so a worker keeps its teams until they stop.
+            passivate_after=None,
         )
         self.host = TeamHost(self.manager)
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="akgentic-worker")

@@ -58,20 +58,32 @@ __all__ = [
 #: Senders outside the team (plain code): what they send roots a trace.
 _OUTSIDE_ROLE = "ActorSystem"
 
-_kinds: dict[type, frozenset[str]] = {}
+#: The message classes the mapping reads, by name, in the order they are told apart.
+_KINDS = (
+    "PersistedEvent",
+    "EventMessage",
+    "SentMessage",
+    "ReceivedMessage",
+    "ProcessedMessage",
+    "HandledMessage",
+    "StartMessage",
+)
+_kind_of: dict[type, str] = {}
 
 
-def _is(value: object, name: str) -> bool:
-    """Whether ``value``'s class, or one it derives from, is called ``name``.
+def _kind(value: object) -> str:
+    """Which of :data:`_KINDS` ``value``'s class is, or derives from ("" for none).
 
     By name, as the AG-UI projection does: the log's message classes stay the
-    kernel's business, and a plugin reads them through their stored shape.
+    kernel's business, and a plugin reads them through their stored shape. Looked up
+    once per class: the mapping asks for every message of a log.
     """
     cls = type(value)
-    names = _kinds.get(cls)
-    if names is None:
-        names = _kinds[cls] = frozenset(c.__name__ for c in cls.__mro__)
-    return name in names
+    kind = _kind_of.get(cls)
+    if kind is None:
+        names = {c.__name__ for c in cls.__mro__}
+        kind = _kind_of[cls] = next((k for k in _KINDS if k in names), "")
+    return kind
 
 
 @dataclass
@@ -140,22 +152,24 @@ class TraceBuilder:
     def feed(self, message: Any) -> None:
         """Take the next stored message of the log (or the ``PersistedEvent`` holding it)."""
         fallback = self._now
-        if _is(message, "PersistedEvent"):
+        kind = _kind(message)
+        if kind == "PersistedEvent":
             fallback = _ns(message, fallback)  # when the store recorded it
             message = message.event
+            kind = _kind(message)
         # Actors stamp their messages on their own threads, so the log's order and its
         # timestamps can disagree by a little: time never goes back here, which keeps
         # every span's end after its start and every child after its parent's start.
         now = self._now = max(self._now, _ns(message, fallback))
-        if _is(message, "EventMessage"):
+        if kind == "EventMessage":
             self._event(message, now)
-        elif _is(message, "SentMessage"):
+        elif kind == "SentMessage":
             self._sent(message, now)
-        elif _is(message, "ReceivedMessage"):
+        elif kind == "ReceivedMessage":
             self._received(message, now)
-        elif _is(message, "ProcessedMessage") or _is(message, "HandledMessage"):
+        elif kind == "ProcessedMessage" or kind == "HandledMessage":
             self._processed(message, now)
-        elif _is(message, "StartMessage"):
+        elif kind == "StartMessage":
             self._started(message)
 
     # -- results ---------------------------------------------------------------

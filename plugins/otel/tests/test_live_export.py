@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -83,6 +84,41 @@ def test_an_unreachable_collector_neither_slows_nor_stops_the_team(
     assert subscriber.exported == 0
     assert subscriber.queued + subscriber.dropped >= 8
     assert "dropped" in subscriber.report()
+
+
+def test_a_stalled_mapping_thread_neither_holds_the_team_nor_grows_without_bound(
+    llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    # The team's thread only queues; the mapping thread is held here by the team-name
+    # callback it calls on the team's first message, so the queue fills and overflows.
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    release = threading.Event()
+    stalled = threading.Event()
+
+    def team_name(_team_id: UUID) -> str:
+        stalled.set()
+        release.wait(60)
+        return "stalled-team"
+
+    exporter = InMemorySpanExporter()
+    subscriber = OtelSubscriber(
+        exporter=exporter, max_pending_messages=8, schedule_delay_millis=10, team_name=team_name
+    )
+    try:
+        with _team(f"sqlite:///{tmp_path}/akgentic.db", team_card(llm), subscriber) as runtime:
+            runtime.send_to("@Manager", "please find facts")
+            assert runtime.wait_idle(60), "the team waited on its telemetry"
+            assert stalled.wait(30)
+            assert subscriber.dropped_messages > 0
+    finally:
+        release.set()
+    subscriber.shutdown()
+    assert "messages dropped before mapping (queue of 8 full)" in subscriber.report()
+    # What was queued was still mapped, holes and all, under the name the stalled call gave.
+    assert subscriber.unmapped == 0
+    roots = [s for s in exporter.get_finished_spans() if s.parent is None]
+    assert all(s.name == "invoke_workflow stalled-team" for s in roots)
 
 
 def test_the_standard_variable_switches_live_export_on(monkeypatch: Any) -> None:

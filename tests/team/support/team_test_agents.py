@@ -6,6 +6,7 @@ The tests' conftest puts this directory on ``sys.path`` (and subprocess tests on
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -112,3 +113,14 @@ class TrimmedMessage(UserMessage):
     @classmethod
     def _trim(cls, value: str) -> str:
         return value.strip()
+
+
+#: Held closed by a test while a Gated member must stay busy.
+GATE = threading.Event()
+
+
+class Gated(Akgent[BaseConfig, BaseState]):
+    """Busy with each UserMessage until the test opens :data:`GATE` (bounded)."""
+
+    def receiveMsg_UserMessage(self, message: UserMessage) -> None:
+        GATE.wait(30)
