@@ -530,6 +530,12 @@ class TeamManager:
                 if idle is not None:
                     idle.rearm()
                 return
+            persistence = self.get_persistence(uid)
+            if persistence is not None:
+                try:  # the next activation starts from here (akgentic.team.checkpoint)
+                    persistence.write_checkpoint()
+                except Exception as exc:
+                    logger.warning("team %s: no checkpoint at passivation: %s", uid, exc)
             self._stop_here(uid, runtime, TeamStatus.PASSIVATED)
 
     def _busy(self, runtime: TeamRuntime) -> bool:
