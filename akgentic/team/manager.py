@@ -81,6 +81,13 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import actor_ref_of
 from akgentic.team.backpressure import DEFAULT_MAX_BACKLOG, SendGate
 from akgentic.team.card import TeamCard
+from akgentic.team.checkpoint import (
+    CHECKPOINT_EVERY,
+    Checkpointer,
+    CheckpointFold,
+    load_restore_point,
+    write_checkpoint,
+)
 from akgentic.team.errors import (
     ActivationTimeoutError,
     EventLogUnreadableError,
@@ -168,6 +175,7 @@ class TeamManager:
         on_claim_lost: ClaimLostHandler | None = None,
         registry: PluginRegistry | None = None,
         max_backlog: int = DEFAULT_MAX_BACKLOG,
+        checkpoint_every: int = CHECKPOINT_EVERY,
         passivate_after: float | None = DEFAULT_PASSIVATE_AFTER,
         max_activations: int = DEFAULT_MAX_ACTIVATIONS,
         activation_timeout: float = DEFAULT_ACTIVATION_TIMEOUT,
@@ -183,6 +191,8 @@ class TeamManager:
         cleanly; it is recorded in the owner, so ``stop_team`` in another
         process can ask. ``on_claim_lost`` is called (from a store writer
         thread) when another owner took one of this manager's teams over.
+        ``checkpoint_every``: events between two checkpoints of a team's log
+        (``0``: only when :meth:`checkpoint_team` asks; see :mod:`akgentic.team.checkpoint`).
         """
         self._registry = registry
         self.actor_system = actor_system
@@ -196,6 +206,9 @@ class TeamManager:
         self._epochs: dict[UUID, int] = {}
         self._lost: dict[UUID, TeamClaimLostError] = {}
         self.max_backlog = max_backlog
+        if checkpoint_every < 0:
+            raise ValueError(f"checkpoint_every must be >= 0, not {checkpoint_every}")
+        self.checkpoint_every = checkpoint_every
         if passivate_after is not None and passivate_after <= 0:
             raise ValueError(f"passivate_after must be > 0 seconds or None, not {passivate_after}")
         if activation_timeout <= 0:
@@ -255,7 +268,12 @@ class TeamManager:
         return process
 
     def _team_subscribers(
-        self, team_id: UUID, initial_sequence: int, epoch: int, card: TeamCard
+        self,
+        team_id: UUID,
+        initial_sequence: int,
+        epoch: int,
+        card: TeamCard,
+        fold: CheckpointFold | None = None,
     ) -> tuple[PersistenceSubscriber, IdleStopSubscriber, list[EventSubscriber]]:
         persistence = PersistenceSubscriber(
             team_id,
@@ -264,6 +282,7 @@ class TeamManager:
             epoch=epoch,
             on_failure=self._write_failed,
         )
+        persistence.checkpointer = Checkpointer(team_id, fold, self.checkpoint_every)
         idle = self._idle_countdown(team_id, card)
         return persistence, idle, [persistence, idle, *self.subscribers]
 
@@ -511,6 +530,12 @@ class TeamManager:
                 if idle is not None:
                     idle.rearm()
                 return
+            persistence = self.get_persistence(uid)
+            if persistence is not None:
+                try:  # the next activation starts from here (akgentic.team.checkpoint)
+                    persistence.write_checkpoint()
+                except Exception as exc:
+                    logger.warning("team %s: no checkpoint at passivation: %s", uid, exc)
             self._stop_here(uid, runtime, TeamStatus.PASSIVATED)
 
     def _busy(self, runtime: TeamRuntime) -> bool:
@@ -703,15 +728,16 @@ class TeamManager:
             logger.warning("team %s was recorded as running by an owner that is gone", uid)
         # Before the team's own subscribers exist, so nothing is left open if this raises.
         attached = self._plugin_subscribers(claimed.team_card, uid, creating=False)
+        point = load_restore_point(self.event_store, uid)
         persistence, idle, subscribers = self._team_subscribers(
-            uid, max_sequence, claimed.epoch, claimed.team_card
+            uid, max_sequence, claimed.epoch, claimed.team_card, point.fold
         )
         subscribers += attached
         for subscriber in subscribers:
             _set_restoring(subscriber, uid, True)
         try:
             runtime = TeamRestorer(self.actor_system, self.event_store, self._registry).restore(
-                claimed, subscribers, configure
+                claimed, subscribers, configure, point
             )
         except BaseException:
             idle.close()
@@ -723,6 +749,8 @@ class TeamManager:
         self._track(runtime, persistence, idle)
         with self._guard:
             self._epochs[uid] = claimed.epoch
+        if persistence.checkpointer is not None and persistence.checkpointer.due:
+            persistence.write_checkpoint()  # a long tail: the next resume starts from here
         try:
             self.event_store.save_team(claimed.with_status(TeamStatus.RUNNING), epoch=claimed.epoch)
         except BaseException:
@@ -848,6 +876,28 @@ class TeamManager:
         logger.error(
             "team %s could not be activated and is now broken: %s", claimed.team_id, reason
         )
+
+    @_with_registry
+    def checkpoint_team(self, team_id: TeamId) -> int | None:
+        """Write a checkpoint of a team's log now and return its sequence.
+
+        A team running here gets it in its event stream (acknowledged with the
+        events before it: ``get_persistence(id).flush()``); a stopped team is
+        claimed while it is written (:func:`akgentic.team.checkpoint.write_checkpoint`).
+        ``None`` when the log already ends with a checkpoint. Raises
+        ``TeamOwnedError`` for a team another process runs.
+        """
+        uid = as_team_id(team_id)
+        with self._lock(uid):
+            persistence = self.get_persistence(uid)
+            if persistence is not None:
+                return persistence.write_checkpoint()
+            self._require(uid)
+            claimed = self.event_store.claim_team(uid, self.owner)
+            try:
+                return write_checkpoint(self.event_store, uid, epoch=claimed.epoch)
+            finally:
+                self.event_store.release_team(uid)
 
     @_with_registry
     def delete_team(self, team_id: TeamId) -> None:

@@ -6,7 +6,7 @@ from typing import Literal
 
 from akgentic.core.messages.message import Message
 
-__all__ = ["EventQuarantined", "WelcomeMessage"]
+__all__ = ["EventQuarantined", "TeamCheckpoint", "WelcomeMessage"]
 
 
 class WelcomeMessage(Message):
@@ -36,3 +36,22 @@ class EventQuarantined(Message):
     original: str
     original_size: int
     truncated: bool = False
+
+
+class TeamCheckpoint(Message):
+    """The team's rebuilt state as of event ``upto``, stored in its log.
+
+    Written and read by :mod:`akgentic.team.checkpoint`. ``payload`` is the
+    JSON text of the events a restore still needs from ``1..upto`` (``count``
+    of them), ``checksum`` its SHA-256 (hex). ``owner``
+    is the hex of the team id the checkpoint was made for: a copy that a fork
+    carried into another team is recognised and left unused. It is never part
+    of the team's history: a restore neither replays nor publishes it.
+    """
+
+    upto: int
+    owner: str
+    count: int
+    payload: str
+    checksum: str
+    version: int = 1

@@ -2,7 +2,9 @@
 
 Three phases, in this order:
 
-1. **Load** the log (ascending sequence) and the agents' state snapshots.
+1. **Load** the log (ascending sequence) and the agents' state snapshots: from
+   the newest usable checkpoint, its kept events and the log after it
+   (:mod:`akgentic.team.checkpoint`), so the time does not grow with the log.
 2. **Rebuild** the roster that was alive: every ``StartMessage`` whose sender
    has no later ``StopMessage``. Tool actors (role ``ToolActor``) come first,
    so an agent whose tools look up ``#Name`` singletons on start finds the
@@ -48,7 +50,8 @@ from akgentic.core.messages.orchestrator import EventMessage, StartMessage, Stop
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.proxy import ProxyWrapper
 from akgentic.core.utils.addresses import map_addresses
-from akgentic.core.utils.serializer import class_path, import_class, shared_addresses
+from akgentic.core.utils.serializer import class_path, import_class
+from akgentic.team.checkpoint import RestorePoint, load_restore_point, restore_messages
 from akgentic.team.factory import hireable_catalog, stop_orchestrator
 from akgentic.team.models import AgentStateSnapshot, Process
 from akgentic.team.runtime import TeamRuntime
@@ -111,8 +114,13 @@ class TeamRestorer:
         process: Process,
         subscribers: Sequence[EventSubscriber] | None = None,
         configure: ConfigTransform | None = None,
+        point: RestorePoint | None = None,
     ) -> TeamRuntime:
-        """Rebuild the team of ``process`` and return its runtime (see the module docstring)."""
+        """Rebuild the team of ``process`` and return its runtime (see the module docstring).
+
+        ``point`` is what to replay, when the caller loaded it already
+        (:func:`~akgentic.team.checkpoint.load_restore_point`).
+        """
         # Decoding a log allocates many objects and frees none: with the cyclic
         # collector on, each young-generation pass re-walks the growing set of
         # survivors, which makes a restore grow faster than its log. Collection
@@ -123,7 +131,7 @@ class TeamRestorer:
         gc.disable()
         try:
             with use_registry(self.registry):
-                return self._restore(process, subscribers, configure)
+                return self._restore(process, subscribers, configure, point)
         finally:
             if collecting:
                 gc.enable()
@@ -133,11 +141,13 @@ class TeamRestorer:
         process: Process,
         subscribers: Sequence[EventSubscriber] | None,
         configure: ConfigTransform | None,
+        point: RestorePoint | None,
     ) -> TeamRuntime:
         team_id = process.team_id
-        # Phase 1: load.
-        with shared_addresses():  # one proxy per distinct address, whatever the store
-            events = [stored.event for stored in self.event_store.load_events(team_id)]
+        # Phase 1: load, from the newest usable checkpoint on (akgentic.team.checkpoint).
+        if point is None:
+            point = load_restore_point(self.event_store, team_id)
+        events = restore_messages(point.events)
         if not events:
             raise ValueError(f"cannot restore team {team_id}: its event log is empty")
         states = self.event_store.load_agent_states(team_id)

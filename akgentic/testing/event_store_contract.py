@@ -53,6 +53,13 @@ copied into a new team up to a sequence (first, middle, last event; a fork of a
 fork; a log growing meanwhile; a call in flight closed as interrupted; bad fork
 points refused with nothing made; a rewind; SIGKILL at each step).
 
+And checkpoints (:class:`~akgentic.testing.event_store_checkpoint.CheckpointContract`):
+the checkpoints a team's persistence writes each equal the fold of the log before
+them; a restore reads the newest one and the events after it; one failing its
+checksum is skipped for an older one or the whole log; a fork never uses a
+checkpoint taken after its fork point; a SIGKILL while checkpoints are written
+loses no acknowledged event.
+
 And stop (:class:`~akgentic.testing.event_store_stop.StopContract`): a real team
 stopped while its agent waits on a model request that never answers ends at
 once, and no agent writes into the log after the team's stop event.
@@ -87,6 +94,7 @@ from akgentic.core.messages import (
 from akgentic.team.errors import DuplicateEventError
 from akgentic.team.models import AgentStateSnapshot, PersistedEvent, Process, TeamStatus
 from akgentic.team.store import EventStore
+from akgentic.testing.event_store_checkpoint import CheckpointContract
 from akgentic.testing.event_store_fixtures import (
     HOSTILE_VALUES,
     ContractMetadata,
@@ -146,6 +154,7 @@ class EventStoreContract(
     StopContract,
     VirtualTeamsContract,
     ForkContract,
+    CheckpointContract,
 ):
     """The event store contract as pytest tests; subclass it (see the module docstring)."""
 

@@ -46,6 +46,12 @@ class GatedStore(SqliteEventStore):
         assert self.gate.wait(30)
         return super().load_events(team_id, *args, **kwargs)
 
+    def scan_raw_events(self, team_id: UUID, *args: Any, **kwargs: Any) -> list[tuple[int, Any]]:
+        # A restore reads the log from its newest checkpoint (akgentic.team.checkpoint).
+        self.reads += 1
+        assert self.gate.wait(30)
+        return super().scan_raw_events(team_id, *args, **kwargs)
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[GatedStore]:

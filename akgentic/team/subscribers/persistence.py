@@ -98,6 +98,8 @@ if TYPE_CHECKING:
     # server's waiter ever awaits: `durable` imports it when called.
     import asyncio
 
+    from akgentic.team.checkpoint import Checkpointer
+
 __all__ = ["PersistenceStoppedError", "PersistenceSubscriber"]
 
 logger = logging.getLogger(__name__)
@@ -189,6 +191,9 @@ class PersistenceSubscriber:
         # add_stored_listener callbacks; replaced (never changed) so the writer reads
         # them without the lock.
         self._stored_listeners: tuple[Callable[[Sequence[PersistedEvent]], None], ...] = ()
+        #: Sees every event numbered here and adds a checkpoint after it when one is
+        #: due (:mod:`akgentic.team.checkpoint`); ``None``: no checkpoints.
+        self.checkpointer: Checkpointer | None = None
 
     # -- state ------------------------------------------------------------
     @property
@@ -260,9 +265,31 @@ class PersistenceSubscriber:
                 raise
             self._sequence = self._durable = self._taken = sequence
             self._tell_stored([stored])
-            return
-        self._sequence = sequence
-        self._enqueue(event)
+        else:
+            self._sequence = sequence
+            self._enqueue(event)
+        checkpointer = self.checkpointer
+        if checkpointer is not None:
+            follow = checkpointer.observe(event)
+            if follow is not None:
+                self._append(follow, now)
+
+    def write_checkpoint(self) -> int | None:
+        """Append a checkpoint of everything numbered so far; returns its sequence.
+
+        ``None`` without a checkpointer, while restoring, or when the last event
+        numbered is a checkpoint already. The checkpoint is acknowledged like any
+        event (:meth:`flush`).
+        """
+        with self._lock:
+            checkpointer = self.checkpointer
+            if checkpointer is None or self._restoring:
+                return None
+            checkpoint = checkpointer.make()
+            if checkpoint is None:
+                return None
+            self._append(checkpoint)
+            return self._sequence
 
     def set_restoring(self, team_id: UUID, restoring: bool) -> None:
         """Suspend (True) or resume (False) writing, around a replay of this team."""
