@@ -290,12 +290,19 @@ class SeamActor(pykka.ThreadingActor):
         if self._receive():
             return  # parked: the actor lives on without a thread
         self._actor_loop_teardown()
+        self._release_inbox()
 
     def _resumed_loop(self) -> None:
         self._thread_ident = threading.get_ident()
         if self._receive():
             return
         self._actor_loop_teardown()
+        self._release_inbox()
+
+    def _release_inbox(self) -> None:
+        inbox = self.actor_inbox
+        if isinstance(inbox, Inbox) and inbox.elastic:
+            inbox.detach_restart()
 
     def _actor_loop_setup(self) -> None:
         try:

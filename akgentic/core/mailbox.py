@@ -58,6 +58,14 @@ class Inbox:
             raise RuntimeError("only an elastic inbox parks its actor")
         self._restart = restart
 
+    def detach_restart(self) -> None:
+        """Drop the restart callable once the actor stopped.
+
+        It is a bound method of the actor: kept, it would hold a stopped actor alive
+        for as long as anyone holds its address (which holds this inbox).
+        """
+        self._restart = None
+
     def producer(self) -> tuple[Callable[[Any], None], Callable[[None], None]]:
         """``(append, wake)``: calling both is :meth:`put`, without its Python frame.
 
