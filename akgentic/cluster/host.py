@@ -105,9 +105,12 @@ class TeamHost:
         self._flush(runtime.id)
         return runtime
 
-    def adopt(self, team_id: UUID) -> TeamRuntime:
-        """Take the team over (``TeamManager.adopt``) and learn the keys its log delivered."""
-        runtime = self.manager.adopt(team_id)
+    def adopt(self, team_id: UUID, *, activation: bool = False) -> TeamRuntime:
+        """Take the team over (``TeamManager.adopt``) and learn the keys its log delivered.
+
+        ``activation=True``: a message wakes the team (a broken one is refused).
+        """
+        runtime = self.manager.adopt(team_id, activation=activation)
         known = inbound_ids(self.manager.event_store.load_events(team_id))
         with self._lock:
             self._delivered.setdefault(team_id, {}).update(known)

@@ -36,14 +36,24 @@ logger = logging.getLogger(__name__)
 class LocalRuntime:
     """A :class:`~akgentic.cluster.client.RuntimeClient` whose teams run in this process."""
 
-    def __init__(self, url: str, event_store: EventStore, *, owns_store: bool = True) -> None:
+    def __init__(
+        self,
+        url: str,
+        event_store: EventStore,
+        *,
+        owns_store: bool = True,
+        passivate_after: float | None = None,
+    ) -> None:
+        """Run teams on ``event_store``; ``passivate_after`` (seconds) passivates idle ones.
+
+        Off by default: a command-line session holds its team until it ends.
+        """
         self.url = url
         self.worker = f"local:{socket.gethostname()}:{os.getpid()}"
         self._store = event_store
         self._owns_store = owns_store
         self._system = ActorSystem()
-        # Like a fleet worker: teams live until stopped (placement knows no passivation).
-        self.manager = TeamManager(self._system, event_store, passivate_after=None)
+        self.manager = TeamManager(self._system, event_store, passivate_after=passivate_after)
         # The local runtime runs the caller's own cards: host processes are theirs to start.
         self.host = TeamHost(self.manager, allow_host_processes=True)
         self._lock = threading.Lock()
@@ -73,17 +83,17 @@ class LocalRuntime:
         found = self.manager.list_teams(user_id=user_id, status=status, metadata=metadata)
         return [TeamSummary.of(process) for process in found]
 
-    def _running(self, team_id: UUID) -> None:
+    def _running(self, team_id: UUID, *, resume: bool = False) -> None:
         with self._lock:
             if self.manager.get_runtime(team_id) is not None:
                 return
             process = self.manager.get_team(team_id)
             if process is None:
                 raise TeamNotFoundError(team_id)
-            if process.status == TeamStatus.BROKEN:
+            if process.status == TeamStatus.BROKEN and not resume:
                 # Its activation failed: only an explicit resume tries again.
                 raise TeamActivationError(team_id, process.reason or "an activation failed")
-            self.host.adopt(team_id)
+            self.host.adopt(team_id, activation=not resume)
             if process.status == TeamStatus.PASSIVATED:
                 self._woken.add(team_id)
 
@@ -157,7 +167,7 @@ class LocalRuntime:
     def resume(self, team_id: TeamId) -> Placement:
         """Resume a stopped team here."""
         uid = as_team_id(team_id)
-        self._running(uid)
+        self._running(uid, resume=True)
         return self.where(uid)
 
     def delete(self, team_id: TeamId) -> None:

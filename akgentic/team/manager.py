@@ -157,6 +157,24 @@ DEFAULT_MAX_ACTIVATIONS = 8
 DEFAULT_ACTIVATION_TIMEOUT = 30.0
 
 ClaimLostHandler = Callable[[UUID, TeamClaimLostError], None]
+#: Called with a team's id when its passivation countdown runs out (see ``on_idle``).
+IdleHandler = Callable[[UUID], None]
+
+
+class _IdleRouter:
+    """What a team's idle countdown calls when the manager hands idle teams to ``on_idle``."""
+
+    __slots__ = ("manager", "on_idle")
+
+    def __init__(self, manager: TeamManager, on_idle: IdleHandler) -> None:
+        self.manager = manager
+        self.on_idle = on_idle
+
+    def stop_team(self, team_id: UUID) -> None:
+        self.manager.stop_team(team_id)
+
+    def passivate_team(self, team_id: UUID, *, when_idle: bool = False) -> None:
+        self.on_idle(team_id)
 
 
 class TeamManager:
@@ -179,13 +197,18 @@ class TeamManager:
         passivate_after: float | None = DEFAULT_PASSIVATE_AFTER,
         max_activations: int = DEFAULT_MAX_ACTIVATIONS,
         activation_timeout: float = DEFAULT_ACTIVATION_TIMEOUT,
+        on_idle: IdleHandler | None = None,
     ) -> None:
         """Set up the manager; it claims teams as :attr:`owner`.
 
         ``passivate_after`` (seconds, None: never) is the idle time after which a
         team is passivated when its card does not say; it applies when it is
         shorter than the idle-stop delay. ``max_activations`` and
-        ``activation_timeout`` bound :meth:`activate`.
+        ``activation_timeout`` bound :meth:`activate`. ``on_idle``, when given, is
+        called (on the countdown's own thread) instead of passivating a team whose
+        countdown ran out: for a placement layer that must let the team go first
+        (a fleet worker stops routing to it), then calls
+        ``passivate_team(team_id, when_idle=True)`` itself, or :meth:`rearm_idle`.
 
         ``stop_signal`` is the signal on which this process stops its teams
         cleanly; it is recorded in the owner, so ``stop_team`` in another
@@ -203,6 +226,7 @@ class TeamManager:
         self.idle_delay = idle_delay
         self.owner = TeamOwner.current(self.instance_id, stop_signal)
         self.on_claim_lost = on_claim_lost
+        self.on_idle = on_idle
         self._epochs: dict[UUID, int] = {}
         self._lost: dict[UUID, TeamClaimLostError] = {}
         self.max_backlog = max_backlog
@@ -293,7 +317,8 @@ class TeamManager:
         if passivate_after is None:
             passivate_after = self.passivate_after
         if passivate_after is not None and passivate_after <= stop_after:
-            return IdleStopSubscriber(self, team_id, passivate_after, passivate=True)
+            target = self if self.on_idle is None else _IdleRouter(self, self.on_idle)
+            return IdleStopSubscriber(target, team_id, passivate_after, passivate=True)
         return IdleStopSubscriber(self, team_id, stop_after)
 
     def _plugin_subscribers(
@@ -508,28 +533,27 @@ class TeamManager:
             self.event_store.release_team(team_id)
 
     @_with_registry
-    def passivate_team(self, team_id: TeamId, *, when_idle: bool = False) -> None:
+    def passivate_team(self, team_id: TeamId, *, when_idle: bool = False) -> bool:
         """Stop a team this manager runs and record it ``passivated`` (woken by a message).
 
         Everything its persistence queued is written before the record changes,
         as for :meth:`stop_team`; a team this manager does not run is left alone.
         ``when_idle=True`` (the idle countdown's call) leaves a team that got work
-        since the countdown ran out running, and counts down again.
+        since the countdown ran out running, and counts down again. Returns
+        whether the team was passivated by this call.
         """
         uid = as_team_id(team_id)
         with self._lock(uid):
             runtime = self.get_runtime(uid)
             if runtime is None:
-                return
+                return False
             # New sends now wait for the next activation (they block on this lock);
             # work that came in since the countdown fired keeps the team running.
             runtime.mark_closing(True)
             if when_idle and self._busy(runtime):
                 runtime.mark_closing(False)
-                idle = self._idle.get(uid)
-                if idle is not None:
-                    idle.rearm()
-                return
+                self.rearm_idle(uid)
+                return False
             persistence = self.get_persistence(uid)
             if persistence is not None:
                 try:  # the next activation starts from here (akgentic.team.checkpoint)
@@ -537,6 +561,13 @@ class TeamManager:
                 except Exception as exc:
                     logger.warning("team %s: no checkpoint at passivation: %s", uid, exc)
             self._stop_here(uid, runtime, TeamStatus.PASSIVATED)
+            return True
+
+    def rearm_idle(self, team_id: TeamId) -> None:
+        """Count a running team's idle time down again (its countdown fired, the team stays)."""
+        idle = self._idle.get(as_team_id(team_id))
+        if idle is not None:
+            idle.rearm()
 
     def _busy(self, runtime: TeamRuntime) -> bool:
         """Work since the countdown ran out: in flight, done (re-armed) or queued."""
@@ -628,7 +659,7 @@ class TeamManager:
             return runtime
 
     @_with_registry
-    def adopt(self, team_id: TeamId) -> TeamRuntime:
+    def adopt(self, team_id: TeamId, *, activation: bool = False) -> TeamRuntime:
         """Take a team over for a runtime that placed it here, then resume it from its log.
 
         For fleets (``akgentic.cluster``), where the placement layer holds the
@@ -638,6 +669,12 @@ class TeamManager:
         otherwise ``claim_team``). The previous owner's next write is refused
         by the store, so it cannot act again. Raises like :meth:`resume_team`,
         and ``TeamClaimLostError`` when another claim came first.
+
+        A passivated or broken team that cannot be rebuilt is recorded
+        ``broken`` with the reason, as :meth:`activate` does
+        (``TeamActivationError``). ``activation=True`` (a message woke the
+        team, not an explicit resume) refuses a broken team at once, from its
+        record, without claiming it.
         """
         uid = as_team_id(team_id)
         with self._lock(uid):
@@ -646,7 +683,11 @@ class TeamManager:
                 raise TeamStateError(uid, process.status, f"team {uid} runs in this manager")
             if process.status == TeamStatus.DELETED:
                 raise TeamStateError(uid, process.status, f"team {uid} is deleted")
-            self._resumable_log(uid)
+            if activation and process.status == TeamStatus.BROKEN:
+                raise TeamActivationError(uid, process.reason or "an earlier activation failed")
+            waking = process.status in (TeamStatus.PASSIVATED, TeamStatus.BROKEN)
+            if not waking:
+                self._resumable_log(uid)  # a waking team's bad log is recorded (below)
             take_over = getattr(self.event_store, "take_over_team", None)
             if take_over is None:
                 claimed = self.event_store.claim_team(uid, self.owner)
@@ -654,9 +695,16 @@ class TeamManager:
                 claimed = take_over(uid, self.owner, epoch=process.epoch)
             try:
                 runtime = self._restore(claimed)
-            except BaseException:
+            except (TeamOwnedError, TeamClaimLostError):
                 self.event_store.release_team(uid)
                 raise
+            except BaseException as exc:
+                if not waking:
+                    self.event_store.release_team(uid)
+                    raise
+                reason = f"{type(exc).__name__}: {exc}"
+                self._record_broken(claimed, reason)
+                raise TeamActivationError(uid, reason) from exc
             self.service_registry.register_team(self.instance_id, uid)
             return runtime
 

@@ -43,6 +43,9 @@ kit in its own test suite:
 - ``EmbedderContract``: every embedder (give its registered name and a model).
 - ``RuntimeContract``: every runtime (give a client, the store it writes and, for a
   fleet, its worker processes); failover, drain, split brain and no loss;
+- ``VirtualRuntimeContract``: every runtime whose hosts passivate idle teams (give a
+  client and the store it writes): passivation, activation where the runtime places
+  the team, one activation and one owner for concurrent messages, broken teams;
 - ``SandboxBackendContract``: every sandbox backend (give a new backend and the reason
   it cannot run here, if any); it runs the hostile escape probes too.
 - ``WorkspaceContract``: every workspace card's file tools against a hostile tree
@@ -75,6 +78,7 @@ if TYPE_CHECKING:
     from akgentic.testing.sandbox_contract import SandboxBackendContract
     from akgentic.testing.tool_card_contract import ToolCardContract
     from akgentic.testing.vector_contract import VectorBackendContract
+    from akgentic.testing.virtual_runtime_contract import VirtualRuntimeContract
     from akgentic.testing.waiting import poll_until, wait_until
     from akgentic.testing.web_routes_contract import WebRoutesContract
     from akgentic.testing.workspace_contract import WorkspaceContract, WorkspaceUnderTest
@@ -92,6 +96,7 @@ __all__ = [
     "ScriptedLLMServer",
     "ToolCardContract",
     "VectorBackendContract",
+    "VirtualRuntimeContract",
     "WebRoutesContract",
     "WorkspaceContract",
     "WorkspaceUnderTest",
@@ -119,6 +124,7 @@ _LAZY = {
     "human_worker_team_yaml": "akgentic.testing.cards",
     "SandboxBackendContract": "akgentic.testing.sandbox_contract",
     "RuntimeContract": "akgentic.testing.runtime_contract",
+    "VirtualRuntimeContract": "akgentic.testing.virtual_runtime_contract",
     "FakeSandboxBackend": "akgentic.testing.fake_sandbox",
     "WorkspaceContract": "akgentic.testing.workspace_contract",
     "WorkspaceUnderTest": "akgentic.testing.workspace_contract",

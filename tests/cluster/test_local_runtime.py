@@ -1,4 +1,4 @@
-"""The built-in local runtime holds the runtime contract, and connect() picks it by scheme."""
+"""The local runtime holds the runtime and virtual-team contracts; connect() picks it by scheme."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from akgentic.cluster.client import RuntimeClient
 from akgentic.cluster.local import LocalRuntime
 from akgentic.plugins import UnknownPluginNameError
 from akgentic.team.store import EventStore
-from akgentic.testing import RuntimeContract
+from akgentic.testing import RuntimeContract, VirtualRuntimeContract
 
 
 class TestLocalRuntimeContract(RuntimeContract):
@@ -58,3 +58,25 @@ def test_only_the_local_runtime_runs_teams_in_process_and_the_flag_is_checked() 
     lying = RuntimeSpec(name="liar", schemes=("liar",), connect=connect_local, in_process="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="in_process must be a bool"):
         lying.check()
+
+
+class TestLocalVirtualRuntime(VirtualRuntimeContract):
+    """Passivation and activation on demand through the local runtime's client."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def virtual_runtime(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RuntimeClient]:
+        from akgentic.team.urls import open_event_store
+
+        path = tmp_path_factory.mktemp("local-virtual") / "teams.db"
+        client = LocalRuntime(
+            "local:", open_event_store(f"sqlite:///{path}"), passivate_after=cls.passivate_after
+        )
+        yield client
+        client.close()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def log_store(cls, virtual_runtime: RuntimeClient) -> EventStore:
+        assert isinstance(virtual_runtime, LocalRuntime)
+        return virtual_runtime.manager.event_store

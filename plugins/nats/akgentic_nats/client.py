@@ -10,6 +10,12 @@ confirmation within ``RECEIPT_TRY`` (the worker died or froze with it) is
 asked again at once; an answer ``moving`` (the worker is handing the team
 over) too. Reads of the store (``list_teams``, the record of a team nobody
 holds) go to the fleet subject, answered by any worker. See ``docs/cluster.md``.
+
+A passivated team holds no worker: a request to it finds no responder and
+places it, which activates it on the worker that fetches the placement
+(docs/virtual-teams.md). A broken team (its activation failed) raises
+:class:`~akgentic.team.errors.TeamActivationError` with the reason; only
+:meth:`NatsRuntime.resume` tries it again.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from akgentic.plugin_api import (
     PersistedEvent,
     Placement,
     SerializableBaseModel,
+    TeamActivationError,
     TeamCard,
     TeamId,
     TeamNotFoundError,
@@ -238,8 +245,7 @@ class NatsRuntime:
                 if time.monotonic() - placed > PLACE_AGAIN:
                     placed = time.monotonic()
                     answer = await self._place(team_id, {}, min(max(left, 0.1), 2.0))
-                    if answer.get("error") == "not_found":
-                        raise TeamNotFoundError(team_id) from None
+                    _raise_final(team_id, answer)
             except (TimeoutError, NatsTimeout):
                 receipt = RECEIPT_RETRY
                 continue  # waited already
@@ -329,14 +335,21 @@ class NatsRuntime:
         uid = as_team_id(team_id)
         answer = self._loop.run(self._ask(uid, {"op": "stop"}, 60.0, False))
         if not answer.get("ok"):
-            self._record(uid)  # not placed: stopped already, or unknown (raises)
+            # Not placed: a passivated or broken team is recorded stopped by any worker;
+            # a stopped one stays; an unknown one raises.
+            done = self._loop.run(self._fleet({"op": "stop", "team_id": str(uid)}, FLEET_TIMEOUT))
+            if done.get("team") is None:
+                raise TeamNotFoundError(uid)
 
     def resume(self, team_id: TeamId) -> Placement:
-        """Place the team again (a no-op when placed) and say where it runs."""
+        """Place the team again (a no-op when placed) and say where it runs.
+
+        A broken team is tried again (and raises ``TeamActivationError`` when it
+        still cannot come back).
+        """
         uid = as_team_id(team_id)
-        answer = self._loop.run(self._place(uid, {}, 60.0))
-        if answer.get("error") == "not_found":
-            raise TeamNotFoundError(uid)
+        answer = self._loop.run(self._place(uid, {"resume": True}, 60.0))
+        _raise_final(uid, answer)
         return self.where(uid)
 
     def delete(self, team_id: TeamId) -> None:
@@ -359,6 +372,15 @@ class NatsRuntime:
                 self._loop.run(self._nc.close(), 10.0)
         finally:
             self._loop.stop()
+
+
+def _raise_final(team_id: UUID, answer: dict[str, Any]) -> None:
+    """Raise for a placement answer no retry can change: unknown or broken."""
+    error = answer.get("error")
+    if error == "not_found":
+        raise TeamNotFoundError(team_id) from None
+    if error == "broken":
+        raise TeamActivationError(team_id, str(answer.get("detail") or "its activation failed"))
 
 
 def connect_nats(url: str, store: str | None = None) -> NatsRuntime:

@@ -111,6 +111,12 @@ def akgentic_cli(app: typer.Typer) -> None:
         ),
         capacity: int = typer.Option(100, "--capacity", min=1, help="Most teams held at once"),
         name: str | None = typer.Option(None, "--name", help="Worker name (default host-pid)"),
+        passivate_after: float = typer.Option(
+            300.0,
+            "--passivate-after",
+            min=0.0,
+            help="Idle seconds before a team is passivated when its card does not say (0: never)",
+        ),
     ) -> None:
         """Hold teams placed on the NATS cluster until SIGTERM (which hands them over)."""
         import logging
@@ -120,5 +126,10 @@ def akgentic_cli(app: typer.Typer) -> None:
 
         logging.basicConfig(level=logging.WARNING)
         logging.getLogger("akgentic_nats").setLevel(logging.INFO)
-        logging.basicConfig(level=logging.WARNING)
-        Worker(parse_nats_url(cluster), store, capacity=capacity, name=name).run()
+        Worker(
+            parse_nats_url(cluster),
+            store,
+            capacity=capacity,
+            name=name,
+            passivate_after=passivate_after or None,
+        ).run()

@@ -23,6 +23,16 @@ without recording anything, and exits.
 
 Each request asking for it gets a receipt before the work starts, so a client
 can tell a request lost with its worker from one that takes long.
+
+Virtual teams: a team idle for ``passivate_after`` (its card's, else the
+worker's) is passivated here and its placement acknowledged, so it leaves the
+work queue and holds no worker. The worker first stops routing to it
+(unsubscribes; requests already received are answered "moving") and waits
+for the requests in flight. The next request finds no responder, places the
+team again, and whichever worker fetches the placement *activates* it from its
+log (``TeamManager.adopt``: a passivated team that cannot come back is
+recorded ``broken`` and its placement dropped; a message never retries a
+broken team, an explicit ``resume`` does).
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ from uuid import UUID
 
 from akgentic.plugin_api import (
     ActorSystem,
+    TeamActivationError,
     TeamCardError,
     TeamClaimLostError,
     TeamError,
@@ -67,6 +78,10 @@ REPLAY_PAGE = 200
 FETCH_BATCH = 32
 #: Seconds one fetch of placements waits; the server keeps the pull request that long.
 FETCH_WAIT = 0.5
+#: Idle seconds after which a worker passivates a team whose card does not say.
+DEFAULT_PASSIVATE_AFTER = 300.0
+#: Longest a passivation waits for the requests in flight to a team before giving up.
+SETTLE_WAIT = 40.0
 
 
 @dataclass
@@ -78,6 +93,9 @@ class _Lease:
     subscription: Any = None
     ready: bool = False
     since: float = field(default_factory=time.monotonic)
+    #: Requests to the team being handled now (a passivation waits for none).
+    inflight: int = 0
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Worker:
@@ -91,6 +109,7 @@ class Worker:
         capacity: int = 100,
         name: str | None = None,
         threads: int = 32,
+        passivate_after: float | None = DEFAULT_PASSIVATE_AFTER,
     ) -> None:
         from akgentic.plugin_api import open_event_store
 
@@ -105,9 +124,10 @@ class Worker:
             stop_signal=None,
             on_claim_lost=self._claim_lost,
             instance_id=None,
-            # Placement owns a fleet team's life (its lease); passivation is not wired
-            # to placement yet, so a worker keeps its teams until they stop.
-            passivate_after=None,
+            passivate_after=passivate_after,
+            # An idle team is let go by placement first (see _passivate), never by the
+            # manager alone: a request to it would wake it here without a lease.
+            on_idle=self._on_idle,
         )
         self.host = TeamHost(self.manager)
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="akgentic-worker")
@@ -398,6 +418,13 @@ class Worker:
         loop = asyncio.get_running_loop()
         try:
             outcome = await loop.run_in_executor(self.pool, self._take, team_id, body)
+        except TeamActivationError as exc:
+            # Recorded broken (now, or by an earlier activation): final until a resume.
+            self.leases.pop(team_id, None)
+            logger.warning("team %s is broken: %s", team_id, exc.reason)
+            await self._reply(body, {"ok": False, "error": "broken", "detail": exc.reason})
+            await msg.term()
+            return
         except Exception as exc:
             self.leases.pop(team_id, None)
             logger.warning("placing team %s failed: %s", team_id, exc)
@@ -432,8 +459,11 @@ class Worker:
 
     def _take(self, team_id: UUID, body: dict[str, Any]) -> str:
         """Create, adopt or delete the team a placement names (worker thread)."""
+        # A placement by a message wakes a passivated team but never retries a broken
+        # one; an explicit resume does (docs/virtual-teams.md).
+        activation = not body.get("resume")
         if body.get("op") != "delete" and not body.get("create"):
-            return self._take_over(team_id)
+            return self._take_over(team_id, activation)
         record = self.store.load_team(team_id)
         if body.get("op") == "delete":
             if record is None:
@@ -466,18 +496,19 @@ class Worker:
             return "running"
         if record.status == TeamStatus.DELETED:
             return "not_found"
-        return self._take_over(team_id)
+        return self._take_over(team_id, activation)
 
-    def _take_over(self, team_id: UUID) -> str:
+    def _take_over(self, team_id: UUID, activation: bool = True) -> str:
         """Adopt a stored team (the manager reads its record: not read here first)."""
         if self.manager.get_runtime(team_id) is not None:
             return "running"  # its lease came back here (a nak raced a fetch)
         self._listen(team_id)
         try:
             try:
-                self.host.adopt(team_id)
+                self.host.adopt(team_id, activation=activation)
             except TeamClaimLostError:
-                self.host.adopt(team_id)  # a claim raced ours: read the epoch again, once
+                # A claim raced ours: read the epoch again, once.
+                self.host.adopt(team_id, activation=activation)
         except TeamNotFoundError:
             self._unlisten_team(team_id)
             return "not_found"
@@ -485,7 +516,7 @@ class Worker:
             self._unlisten_team(team_id)
             if exc.status == TeamStatus.DELETED:
                 return "not_found"
-            raise
+            raise  # a broken team (TeamActivationError) included: _place answers it
         except BaseException:
             self._unlisten_team(team_id)
             raise
@@ -501,9 +532,21 @@ class Worker:
     async def _on_request(self, msg: Any) -> None:
         # Each request in a task of its own: requests to one team run concurrently, and a
         # stop may unsubscribe the subscription whose callback this is.
-        task = asyncio.create_task(self._handle(msg))
+        lease = self.leases.get(_team_of(msg))
+        if lease is not None:
+            lease.inflight += 1  # counted now, before the task runs: see _passivate
+        task = asyncio.create_task(self._handle_counted(msg, lease))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _handle_counted(self, msg: Any, lease: _Lease | None) -> None:
+        try:
+            await self._handle(msg)
+        finally:
+            if lease is not None:
+                lease.inflight -= 1
+                if lease.inflight == 0:
+                    lease.settled.set()
 
     async def _handle(self, msg: Any) -> None:
         if self.draining:
@@ -513,7 +556,7 @@ class Worker:
         if not self.lease_valid():
             return  # frozen past the deadline: say nothing, act on nothing
         body = decode(msg.data)
-        team_id = UUID(msg.subject.rsplit(".", 1)[-1])
+        team_id = _team_of(msg)
         lease = self.leases.get(team_id)
         if lease is None or not lease.ready:
             # Said at once so the client asks again now instead of after its timeout.
@@ -626,6 +669,78 @@ class Worker:
         finally:
             self.host.forget(team_id)
 
+    # -- passivation --------------------------------------------------------
+    def _on_idle(self, team_id: UUID) -> None:
+        """A team's passivation countdown ran out (its countdown thread): let it go."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self.manager.rearm_idle(team_id)
+            return
+        asyncio.run_coroutine_threadsafe(self._passivate(team_id), loop)
+
+    async def _passivate(self, team_id: UUID) -> None:
+        """Stop routing to an idle team, passivate it, then drop its placement.
+
+        Routing stops first (no new request can reach the team here, and those
+        already received are answered "moving"), then the passivation waits for
+        the requests in flight: a request racing it can only place the team
+        again, never wake it here without a lease. The placement is
+        acknowledged after the record says ``passivated``, so the worker that
+        fetches the next placement finds it passivated.
+        """
+        lease = self.leases.get(team_id)
+        if self.draining:
+            return  # the drain lets every team go
+        if lease is None or not lease.ready or not self.lease_valid():
+            # Still being placed, or this worker is past its deadline: not now.
+            self.manager.rearm_idle(team_id)
+            return
+        lease.ready = False
+        subscription, lease.subscription = lease.subscription, None
+        if subscription is not None:
+            await self._let_go(subscription)
+        settle_by = time.monotonic() + SETTLE_WAIT
+        while lease.inflight and time.monotonic() < settle_by:
+            lease.settled.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(lease.settled.wait(), 1.0)
+        if self.draining or self.leases.get(team_id) is not lease or not self.lease_valid():
+            return  # it left meanwhile (drain, lost claim, lapse): that path owns it
+        loop = asyncio.get_running_loop()
+        passivated: bool | None = False
+        if not lease.inflight:
+            passivated = await loop.run_in_executor(self.pool, self._passivate_team, team_id)
+        if passivated is False:
+            # Work came in (or a request would not end): keep the team and route again.
+            lease.subscription = await self._nc.subscribe(
+                self.target.team_subject(team_id), queue="owner", cb=self._on_request
+            )
+            lease.ready = True
+            self.manager.rearm_idle(team_id)
+            return
+        self.leases.pop(team_id, None)
+        if passivated:
+            with contextlib.suppress(Exception):
+                await lease.msg.ack_sync()
+            logger.info("worker %s: team %s passivated", self.name, team_id)
+        with contextlib.suppress(Exception):
+            await self._publish_status()
+
+    def _passivate_team(self, team_id: UUID) -> bool | None:
+        """Passivate here (worker thread): True, False when it got work, None when it failed."""
+        try:
+            done = self.manager.passivate_team(team_id, when_idle=True)
+        except Exception as exc:
+            # The claim was lost (another worker holds the team now) or the store failed:
+            # let the team go without a record; its placement is redelivered or held elsewhere.
+            logger.warning("passivating team %s failed: %s", team_id, exc)
+            self._abandon(team_id)
+            return None
+        if done:
+            self._unlisten_team(team_id)
+            self.host.forget(team_id)
+        return done
+
     # -- store reads for any client ------------------------------------------
     async def _on_fleet(self, msg: Any) -> None:
         task = asyncio.create_task(self._read_store(msg))
@@ -646,6 +761,17 @@ class Worker:
 
     def _read(self, body: dict[str, Any]) -> dict[str, Any]:
         op = body.get("op")
+        if op == "stop":
+            # A team no worker holds: a passivated or broken one is recorded stopped
+            # (under a claim, so an activation racing this is fenced); others stay.
+            team_id = UUID(str(body.get("team_id")))
+            record = self.store.load_team(team_id)
+            if record is None or record.status == TeamStatus.DELETED:
+                return {"ok": True, "team": None}
+            if record.status in (TeamStatus.PASSIVATED, TeamStatus.BROKEN):
+                self.manager.stop_team(team_id)
+                record = self.store.load_team(team_id) or record
+            return {"ok": True, "team": TeamSummary.of(record).model_dump(mode="json")}
         if op == "record":
             record = self.store.load_team(UUID(str(body.get("team_id"))))
             if record is None or record.status == TeamStatus.DELETED:
@@ -738,3 +864,8 @@ class Worker:
         except Exception:
             with contextlib.suppress(Exception):
                 await subscription.unsubscribe()
+
+
+def _team_of(msg: Any) -> UUID:
+    """The team a request on ``<prefix>.team.<id>`` is for."""
+    return UUID(msg.subject.rsplit(".", 1)[-1])

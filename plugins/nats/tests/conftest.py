@@ -54,6 +54,11 @@ async def _nats_call(target: NatsTarget, setup: bool) -> None:
 @pytest.fixture(scope="session")
 def cluster_url() -> Iterator[str]:
     """A fresh cluster (prefixed names) on the machine's NATS, removed afterwards."""
+    yield from fresh_cluster()
+
+
+def fresh_cluster() -> Iterator[str]:
+    """Set up a cluster with names of its own on the machine's NATS; remove it after."""
     server = os.environ.get("AKGENTIC_TEST_NATS_URL") or DEFAULT_NATS
     prefix = f"akgt{uuid4().hex[:10]}"
     url = f"{server}?prefix={prefix}&lease={LEASE}"
@@ -91,8 +96,11 @@ def store_url() -> Iterator[str]:
 class WorkerFleet:
     """``akgentic worker`` subprocesses on one cluster (the contract's :class:`Fleet`)."""
 
-    def __init__(self, cluster_url: str, store_url: str, logs: Path) -> None:
+    def __init__(
+        self, cluster_url: str, store_url: str, logs: Path, extra: tuple[str, ...] = ()
+    ) -> None:
         self.cluster_url = cluster_url
+        self.extra = extra
         self.store_url = store_url
         self.logs = logs
         self.target = parse_nats_url(cluster_url)
@@ -119,6 +127,7 @@ class WorkerFleet:
                     "200",
                     "--name",
                     name,
+                    *self.extra,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -183,5 +192,31 @@ def worker_fleet(
 ) -> Iterator[WorkerFleet]:
     """Worker subprocesses shared by a module's tests (started once), all killed at teardown."""
     fleet = WorkerFleet(cluster_url, store_url, tmp_path_factory.mktemp("workers"))
+    yield fleet
+    fleet.close()
+
+
+#: Idle seconds after which the ``passivating_fleet``'s workers passivate a team.
+PASSIVATE_AFTER = 1.0
+
+
+@pytest.fixture(scope="module")
+def virtual_cluster_url() -> Iterator[str]:
+    """A cluster for one module alone (no team another module left is adopted there)."""
+    yield from fresh_cluster()
+
+
+@pytest.fixture(scope="module")
+def passivating_fleet(
+    virtual_cluster_url: str, store_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorkerFleet]:
+    """Two workers that passivate a team after ``PASSIVATE_AFTER`` idle seconds."""
+    fleet = WorkerFleet(
+        virtual_cluster_url,
+        store_url,
+        tmp_path_factory.mktemp("virtual-workers"),
+        ("--passivate-after", str(PASSIVATE_AFTER)),
+    )
+    fleet.ensure(2)
     yield fleet
     fleet.close()
