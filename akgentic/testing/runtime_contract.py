@@ -54,6 +54,7 @@ __all__ = [
     "ReceivedAck",
     "RuntimeContract",
     "check_acks_in_log",
+    "store_at",
 ]
 
 _keys = itertools.count()
@@ -522,6 +523,15 @@ class RuntimeContract:
         fleet.kill(name)
 
 
+def store_at(url: str) -> Iterator[EventStore]:
+    """The event store at ``url``, opened as workers open it, closed when the caller is done."""
+    from akgentic.team.urls import open_event_store
+
+    store = open_event_store(url)
+    yield store
+    store.close()
+
+
 class FleetRuntimeContract(RuntimeContract):
     """:class:`RuntimeContract` with its three fixtures built from a fleet plugin's own.
 
@@ -545,11 +555,7 @@ class FleetRuntimeContract(RuntimeContract):
     @classmethod
     def log_store(cls, store_url: str) -> Iterator[EventStore]:
         """The event store the workers write, opened by URL as they open it."""
-        from akgentic.team.urls import open_event_store
-
-        store = open_event_store(store_url)
-        yield store
-        store.close()
+        yield from store_at(store_url)
 
     @pytest.fixture(scope="class")
     @classmethod

@@ -16,7 +16,7 @@ from akgentic.cluster import connect
 from akgentic.cluster.client import RuntimeClient
 from akgentic.team.store import EventStore
 from akgentic.testing import VirtualRuntimeContract
-from akgentic.testing.runtime_contract import Fleet
+from akgentic.testing.runtime_contract import Fleet, store_at
 
 
 class TestNatsVirtualRuntime(VirtualRuntimeContract):
@@ -34,8 +34,4 @@ class TestNatsVirtualRuntime(VirtualRuntimeContract):
     @pytest.fixture(scope="class")
     @classmethod
     def log_store(cls, store_url: str) -> Iterator[EventStore]:
-        from akgentic.team.urls import open_event_store
-
-        store = open_event_store(store_url)
-        yield store
-        store.close()
+        yield from store_at(store_url)
