@@ -21,6 +21,12 @@ loses nothing acknowledged (the store's batch is atomic). The checkpoint is a
 pure function of the events before it: :func:`fold_log` rebuilds it from any
 log, which is what the tests compare.
 
+The fold also keeps the ids of the messages sent into the team under a
+caller-chosen, name-based id (UUID version 5: an idempotency key's, see
+:mod:`akgentic.cluster.keys`) with their first sequence, so a host that takes
+a team over learns which keys its log delivered from the checkpoint and the
+tail (:attr:`CheckpointFold.inbound`) instead of decoding the whole log.
+
 :func:`load_restore_point` reads the log backwards, a page at a time, until it
 meets a checkpoint it can use: one made for this team (a fork copies its
 parent's checkpoints, rewritten, and leaves them unused) whose checksum holds.
@@ -42,7 +48,12 @@ from typing import Any
 from uuid import UUID
 
 from akgentic.core.messages.message import Message
-from akgentic.core.messages.orchestrator import EventMessage, StartMessage, StopMessage
+from akgentic.core.messages.orchestrator import (
+    EventMessage,
+    SentMessage,
+    StartMessage,
+    StopMessage,
+)
 from akgentic.core.messages.types import TeamStoppingEvent
 from akgentic.core.utils.serializer import shared_addresses
 from akgentic.team.messages import TeamCheckpoint
@@ -67,6 +78,8 @@ logger = logging.getLogger(__name__)
 
 #: Events between two checkpoints of a running team (a manager setting overrides it).
 CHECKPOINT_EVERY = 1000
+#: The format written now: 2 adds ``inbound`` (version 1 checkpoints are still read).
+CHECKPOINT_VERSION = 2
 #: Events of the first page read while looking backwards for a checkpoint; each
 #: further page is twice as long, up to :data:`MAX_PAGE`, so what is read beyond the
 #: tail stays within about the tail's length.
@@ -106,7 +119,7 @@ def _llm_types() -> tuple[type, tuple[type, ...]]:
     )
 
 
-_TELEMETRY, _CHECKPOINT, _START, _STOP, _EVENT = 1, 2, 3, 4, 5
+_TELEMETRY, _CHECKPOINT, _START, _STOP, _EVENT, _SENT = 1, 2, 3, 4, 5, 6
 #: What the fold does with each message class (filled as classes are met).
 _KINDS: dict[type, int] = {}
 
@@ -121,6 +134,8 @@ def _kind_of(cls: type) -> int:
         if issubclass(cls, StopMessage)
         else _EVENT
         if issubclass(cls, EventMessage)
+        else _SENT
+        if issubclass(cls, SentMessage)
         else _TELEMETRY
     )
     _KINDS[cls] = kind
@@ -141,6 +156,11 @@ class CheckpointFold:
         self.upto = 0
         #: Events folded in since the last checkpoint (checkpoints not counted).
         self.since = 0
+        #: Name-based (version 5) ids of messages sent into the team -> first sequence.
+        self.inbound: dict[UUID, int] = {}
+        #: Whether :attr:`inbound` covers the whole log (False after a version 1 checkpoint).
+        self.inbound_complete = True
+        self._inbound_text: list[str] = []
 
     @property
     def kept(self) -> list[PersistedEvent]:
@@ -155,6 +175,13 @@ class CheckpointFold:
         kind = _KINDS.get(cls) or _kind_of(cls)
         if kind == _TELEMETRY:  # most of a log: one lookup, nothing kept
             self.since += 1
+            return
+        if kind == _SENT:
+            self.since += 1
+            sent_id = message.message.id  # type: ignore[attr-defined]
+            if sent_id.version == 5 and sent_id not in self.inbound:
+                self.inbound[sent_id] = event.sequence
+                self._inbound_text.append(f"{sent_id.hex}:{event.sequence}")
             return
         if kind == _CHECKPOINT:
             self.since = 0
@@ -208,6 +235,18 @@ class CheckpointFold:
                 remaining.append(sequence)
         self._by_agent[agent_id] = remaining
 
+    def seed_inbound(self, checkpoint: TeamCheckpoint) -> None:
+        """Start :attr:`inbound` from what ``checkpoint`` says (a restore from it)."""
+        if checkpoint.version < 2:
+            self.inbound_complete = False
+            return
+        for item in checkpoint.inbound.split(",") if checkpoint.inbound else ():
+            hex_id, _, sequence = item.partition(":")
+            sent_id = UUID(hex=hex_id)
+            if sent_id not in self.inbound:
+                self.inbound[sent_id] = int(sequence)
+                self._inbound_text.append(item)
+
     def extend(self, events: Iterable[PersistedEvent]) -> CheckpointFold:
         """Fold in each of ``events``, in order; returns ``self``."""
         for event in events:
@@ -224,18 +263,25 @@ class CheckpointFold:
                 text = texts[sequence] = encode_event(event)
             parts.append(text)
         payload = "[" + ",".join(parts) + "]"
+        # Ids learnt only from a tail after a version 1 checkpoint are not all of them:
+        # such a checkpoint stays version 1 (its readers go back to the whole log).
+        complete = self.inbound_complete
+        inbound = ",".join(self._inbound_text) if complete else ""
         return TeamCheckpoint(
             upto=self.upto,
             owner=team_id.hex,
             count=len(parts),
             payload=payload,
-            checksum=_digest(payload),
+            checksum=_digest(payload, inbound),
+            version=CHECKPOINT_VERSION if complete else 1,
+            inbound=inbound,
             team_id=team_id,
         )
 
 
-def _digest(payload: str) -> str:
-    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+def _digest(payload: str, inbound: str = "") -> str:
+    text = payload if not inbound else f"{payload}\n{inbound}"
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def fold_log(events: Iterable[PersistedEvent]) -> CheckpointFold:
@@ -247,9 +293,9 @@ def verify(checkpoint: TeamCheckpoint, team_id: UUID) -> str | None:
     """Why ``checkpoint`` cannot serve a restore of ``team_id`` (``None``: it can)."""
     if checkpoint.owner != team_id.hex:
         return "it was copied from another team (by a fork)"
-    if checkpoint.version != 1:
+    if checkpoint.version not in (1, CHECKPOINT_VERSION):
         return f"its format version {checkpoint.version} is unknown"
-    if _digest(checkpoint.payload) != checkpoint.checksum:
+    if _digest(checkpoint.payload, checkpoint.inbound) != checkpoint.checksum:
         return "its checksum does not match its contents"
     return None
 
@@ -384,6 +430,8 @@ def _point(
 ) -> RestorePoint:
     tail = [e for e in newer if not isinstance(e.event, TeamCheckpoint)]
     fold = CheckpointFold().extend(kept)
+    assert isinstance(stored.event, TeamCheckpoint)
+    fold.seed_inbound(stored.event)
     fold.upto, fold.since = stored.sequence, 0
     fold.extend(tail)
     return RestorePoint([*kept, *tail], fold, stored.sequence, read, skipped)

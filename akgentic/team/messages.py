@@ -47,6 +47,12 @@ class TeamCheckpoint(Message):
     is the hex of the team id the checkpoint was made for: a copy that a fork
     carried into another team is recognised and left unused. It is never part
     of the team's history: a restore neither replays nor publishes it.
+
+    ``inbound`` (version 2) lists the name-based (UUID version 5) ids of the
+    messages sent into the team in ``1..upto``, each with the sequence of its
+    first delivery, as ``hex:sequence`` separated by commas: what idempotency
+    keys need (:mod:`akgentic.cluster.keys`) without reading the whole log. The
+    checksum covers it. A version 1 checkpoint does not know them.
     """
 
     upto: int
@@ -55,3 +61,4 @@ class TeamCheckpoint(Message):
     payload: str
     checksum: str
     version: int = 1
+    inbound: str = ""

@@ -97,6 +97,16 @@ class VirtualTeamsContract:
             manager.stop_all()
             system.shutdown(timeout=10)
 
+    @staticmethod
+    def _stay_awake(manager: Any) -> None:
+        """Teams this manager activates from now on are not passivated again.
+
+        The cases read a woken team's actors after its work is done; with a
+        countdown of ``passivate_after`` the team could go back to sleep between
+        ``wait_idle`` and that read on a loaded machine.
+        """
+        manager.passivate_after = None
+
     def _passivated(self, manager: Any, team_id: UUID) -> None:
         from akgentic.team import TeamStatus
 
@@ -134,6 +144,7 @@ class VirtualTeamsContract:
             stored = self._gap_free(store, runtime.id)
             listed = manager.list_teams(status=TeamStatus.PASSIVATED)
             assert [p.team_id for p in listed] == [runtime.id]
+            self._stay_awake(manager)
             woken = manager.send(runtime.id, "two")
             assert woken.wait_idle(self.virtual_timeout)
             assert self._seen(woken) == ["one", "two"]
@@ -148,6 +159,7 @@ class VirtualTeamsContract:
             runtime = manager.create_team(virtual_contract_card())
             self._passivated(manager, runtime.id)
             epoch = manager.get_team(runtime.id).epoch
+            self._stay_awake(manager)
             start = threading.Barrier(self.activation_callers)
             woken: list[Any] = []
             errors: list[BaseException] = []
@@ -182,6 +194,7 @@ class VirtualTeamsContract:
                 runtime = first.create_team(virtual_contract_card())
                 self._passivated(first, runtime.id)
                 epoch = first.get_team(runtime.id).epoch
+                self._stay_awake(second)  # else it may let go before first tries
                 woken = second.send(runtime.id, "here")
                 assert woken.wait_idle(self.virtual_timeout)
                 try:

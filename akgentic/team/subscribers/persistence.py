@@ -274,6 +274,20 @@ class PersistenceSubscriber:
             if follow is not None:
                 self._append(follow, now)
 
+    def inbound_ids(self) -> dict[UUID, int] | None:
+        """Name-based ids of the messages sent into the team -> sequence of the first.
+
+        What the checkpoint fold knows (:attr:`CheckpointFold.inbound`): read from the
+        checkpoint a restore started from and the events since. ``None`` when it
+        cannot tell (no checkpointer, or the team came back from a version 1
+        checkpoint): read the log then.
+        """
+        with self._lock:
+            checkpointer = self.checkpointer
+            if checkpointer is None or not checkpointer.fold.inbound_complete:
+                return None
+            return checkpointer.fold.inbound.copy()
+
     def write_checkpoint(self) -> int | None:
         """Append a checkpoint of everything numbered so far; returns its sequence.
 

@@ -24,7 +24,7 @@ from akgentic_nats.setup import ensure_cluster, remove_cluster
 from akgentic_nats.target import NatsTarget, parse_nats_url
 from akgentic_nats.wire import decode
 
-from akgentic.testing import wait_until
+from akgentic.testing import VirtualRuntimeContract, wait_until
 
 DEFAULT_NATS = "nats://127.0.0.1:4222"
 DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
@@ -196,8 +196,9 @@ def worker_fleet(
     fleet.close()
 
 
-#: Idle seconds after which the ``passivating_fleet``'s workers passivate a team.
-PASSIVATE_AFTER = 1.0
+#: Idle seconds after which the ``passivating_fleet``'s workers passivate a team: what
+#: the contract the fleet serves expects.
+PASSIVATE_AFTER = VirtualRuntimeContract.passivate_after
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Virtual teams on the NATS cluster: a passivated team holds no worker; a message places it.
 
-Workers run with ``--passivate-after 1`` (the conftest's ``passivating_fleet``,
+Workers run with ``--passivate-after 3`` (the conftest's ``passivating_fleet``,
 matching the contract's ``passivate_after``) on a cluster of their own (so teams
 other modules leave behind are not adopted here), PostgreSQL being the fence.
 ``VirtualRuntimeContract`` checks through the client what the store records.
