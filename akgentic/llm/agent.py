@@ -62,7 +62,7 @@ from akgentic.llm.config import (
     check_compaction_bounds,
     model_roster_key,
 )
-from akgentic.llm.context import ContextManager, ContextObserver
+from akgentic.llm.context import ContextManager, ContextObserver, replay_history
 from akgentic.llm.context_size import context_length_of
 from akgentic.llm.errors import (
     ContextOverflowError,
@@ -74,7 +74,6 @@ from akgentic.llm.errors import (
 from akgentic.llm.events import (
     LlmContextClearedEvent,
     LlmContextCompactedEvent,
-    LlmMessageEvent,
     LlmMessageWithheldEvent,
     LlmSystemPromptEvent,
     LlmUsageEvent,
@@ -694,14 +693,8 @@ class ReactAgent(Generic[DepsT]):
         tokens_in = tokens_out = 0
         for item in events:
             event = getattr(item, "event", item)
-            if isinstance(event, LlmMessageEvent):
-                messages.append(event.message)
-            elif isinstance(event, LlmContextCompactedEvent):
-                messages = ContextManager.fold_compaction(messages, event)
-            elif isinstance(event, LlmMessageWithheldEvent):
-                messages = ContextManager.fold_withheld(messages, event) or messages
-            elif isinstance(event, LlmContextClearedEvent):
-                messages = []
+            messages = replay_history(messages, event)
+            if isinstance(event, LlmContextClearedEvent):
                 system_hash = None
             elif isinstance(event, LlmSystemPromptEvent):
                 system_hash = event.content_hash

@@ -38,7 +38,7 @@ from akgentic.llm.events import (
     ToolReturnEvent,
 )
 
-__all__ = ["SUMMARY_PREFIX", "ContextManager", "ContextObserver", "UsagePricer"]
+__all__ = ["SUMMARY_PREFIX", "ContextManager", "ContextObserver", "UsagePricer", "replay_history"]
 
 SUMMARY_PREFIX = "[Conversation summary] "
 
@@ -125,6 +125,25 @@ def drop_orphan_tool_returns(messages: list[ModelMessage]) -> list[ModelMessage]
         elif kept:
             out.append(_replace_parts(message, kept))
     return out
+
+
+def replay_history(messages: list[ModelMessage], event: object) -> list[ModelMessage]:
+    """The history after replaying ``event`` on ``messages`` (which may be appended to).
+
+    The one place that says how each persisted LLM event changes a history: an
+    agent's restore and the team checkpoint's fold both go through it. Events
+    that leave the history alone return ``messages`` itself.
+    """
+    if isinstance(event, LlmMessageEvent):
+        messages.append(event.message)
+        return messages
+    if isinstance(event, LlmContextCompactedEvent):
+        return ContextManager.fold_compaction(messages, event)
+    if isinstance(event, LlmMessageWithheldEvent):
+        return ContextManager.fold_withheld(messages, event) or messages
+    if isinstance(event, LlmContextClearedEvent):
+        return []
+    return messages
 
 
 def _last_timestamp(messages: Sequence[ModelMessage]) -> datetime:

@@ -10,7 +10,10 @@ keeps exactly that subset of a log prefix, in log order: restoring from the
 kept events followed by the rest of the log gives the same team as restoring
 from the whole log. A ``LlmContextClearedEvent`` also drops the cleared
 conversation's messages before it, since replaying them ends in the same
-empty conversation.
+empty conversation, and a ``LlmContextCompactedEvent`` replaces the agent's
+kept conversation by the messages the compaction leaves
+(:mod:`akgentic.team.checkpoint_llm`), so what is kept follows the agent's live
+context, not the length of its log.
 
 Every :data:`CHECKPOINT_EVERY` events a running team's
 :class:`~akgentic.team.subscribers.PersistenceSubscriber` writes the fold as a
@@ -101,8 +104,8 @@ def _budget_types() -> tuple[type, ...]:
 
 
 @cache
-def _llm_types() -> tuple[type, tuple[type, ...]]:
-    """The clear event, and the events whose effect a clear wipes out."""
+def _llm_types() -> tuple[type, type, tuple[type, ...]]:
+    """The clear and compaction events, and the events whose effect a clear wipes out."""
     from akgentic.llm.events import (
         LlmContextClearedEvent,
         LlmContextCompactedEvent,
@@ -111,11 +114,10 @@ def _llm_types() -> tuple[type, tuple[type, ...]]:
         LlmSystemPromptEvent,
     )
 
-    return LlmContextClearedEvent, (
-        LlmMessageEvent,
+    return (
+        LlmContextClearedEvent,
         LlmContextCompactedEvent,
-        LlmMessageWithheldEvent,
-        LlmSystemPromptEvent,
+        (LlmMessageEvent, LlmContextCompactedEvent, LlmMessageWithheldEvent, LlmSystemPromptEvent),
     )
 
 
@@ -149,7 +151,11 @@ class CheckpointFold:
         self._kept: dict[int, PersistedEvent] = {}
         # Each kept event's stored text, made once: a checkpoint re-joins them.
         self._texts: dict[int, str] = {}
+        # Each agent's kept sequences, ascending (some may have been dropped since).
         self._by_agent: dict[UUID, list[int]] = {}
+        # Per agent, the conversation events its last compaction kept, and the length
+        # of its ``_by_agent`` list then.
+        self._conversations: dict[UUID, tuple[list[int], int]] = {}
         self._stopped: set[UUID] = set()
         self._started: set[UUID] = set()
         #: The sequence of the last event folded in (checkpoints included).
@@ -196,9 +202,10 @@ class CheckpointFold:
             if sender is not None:
                 self._stopped.add(sender)
                 self._started.discard(sender)
+                self._conversations.pop(sender, None)
                 for sequence in self._by_agent.pop(sender, ()):
-                    del self._kept[sequence]
-                    self._texts.pop(sequence, None)
+                    if self._kept.pop(sequence, None) is not None:
+                        self._texts.pop(sequence, None)
                 self._keep(event, None)  # so a later start under this id stays dead
         else:
             assert isinstance(message, EventMessage)
@@ -213,10 +220,30 @@ class CheckpointFold:
         elif sender is None:
             self._keep(event, None)
         elif sender not in self._stopped:
-            cleared, wiped = _llm_types()
+            cleared, compacted, wiped = _llm_types()
             if isinstance(payload, cleared):
                 self._drop_own(sender, wiped)
+            elif isinstance(payload, compacted) and self._compact(event, sender):
+                return
             self._keep(event, sender)
+
+    def _compact(self, event: PersistedEvent, agent_id: UUID) -> bool:
+        """Shrink the agent's kept conversation to what ``event`` leaves; False: keep it as is."""
+        # Imported here: it loads pydantic-ai, which a team without LLM agents never needs.
+        from akgentic.team.checkpoint_llm import compact_own
+
+        own = self._by_agent.setdefault(agent_id, [])
+        # Only the conversation events the last compaction kept and what came since are
+        # read: a long-lived agent's usage events would make each compaction slower.
+        conversation, start = self._conversations.get(agent_id, ((), 0))
+        kept = compact_own(self._kept, self._texts, [*conversation, *own[start:]], event)
+        if kept is None:
+            return False
+        if kept and kept[-1] == event.sequence:
+            own.append(event.sequence)
+        # ``own`` keeps the sequences dropped here: rebuilding it would cost as much as reading it.
+        self._conversations[agent_id] = (kept, len(own))
+        return True
 
     def _keep(self, event: PersistedEvent, owner: UUID | None) -> None:
         self._kept[event.sequence] = event
@@ -225,9 +252,13 @@ class CheckpointFold:
 
     def _drop_own(self, agent_id: UUID, kinds: tuple[type, ...]) -> None:
         own = self._by_agent.get(agent_id, [])
+        self._conversations.pop(agent_id, None)  # its positions in ``own`` change
         remaining: list[int] = []
         for sequence in own:
-            message = self._kept[sequence].event
+            stored = self._kept.get(sequence)
+            if stored is None:
+                continue
+            message = stored.event
             if isinstance(message, EventMessage) and isinstance(message.event, kinds):
                 del self._kept[sequence]
                 self._texts.pop(sequence, None)
