@@ -5,7 +5,7 @@ Prints one JSON object (its last line)::
     {"fold_us_per_event_telemetry": ..., "fold_us_per_event_llm": ...,
      "fold_us_per_event_llm_compacting": ..., "compaction_fold_us": ...,
      "kept_events_after_turns": {...}, "checkpoint_kib_after_turns": {...},
-     "loadavg": [...]}
+     "conversation_kib_after_turns": {...}, "loadavg": [...]}
 
 Three streams of ``PersistedEvent`` are built in memory, then folded by
 ``CheckpointFold.add`` (the orchestrator thread's hot path), best of
@@ -21,7 +21,10 @@ Three streams of ``PersistedEvent`` are built in memory, then folded by
   time of folding one compaction event.
 
 ``kept_events_after_turns``/``checkpoint_kib_after_turns`` give the kept events
-and the checkpoint's size after 100, 1,000 and 5,000 turns of ``llm_compacting``.
+and the checkpoint's size after 100, 1,000 and 5,000 turns of ``llm_compacting``,
+``conversation_kib_after_turns`` the part of it that is the agent's conversation
+(messages, compactions, system-prompt and tool events; the rest is its usage events
+and closed notifications, one each per turn).
 Run: ``.venv/bin/python bench/checkpoint_fold.py``.
 """
 
@@ -51,10 +54,25 @@ from akgentic.core.messages import ClosedNotification, SentMessage, UserMessage
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import EventMessage, StartMessage
 from akgentic.llm.context import ContextManager
-from akgentic.llm.events import LlmContextCompactedEvent
+from akgentic.llm.events import (
+    LlmContextCompactedEvent,
+    LlmMessageEvent,
+    LlmSystemPromptEvent,
+    ToolCallEvent,
+    ToolReturnEvent,
+)
 from akgentic.team.checkpoint import CheckpointFold
 from akgentic.team.models import PersistedEvent
+from akgentic.team.stores.codec import encode_event
 from akgentic.testing.event_store_checkpoint import stream_messages
+
+_CONVERSATION = (
+    LlmMessageEvent,
+    LlmContextCompactedEvent,
+    LlmSystemPromptEvent,
+    ToolCallEvent,
+    ToolReturnEvent,
+)
 
 
 def _address(team_id: UUID, name: str, actor_type: str) -> ActorAddressProxy:
@@ -133,6 +151,12 @@ def persisted(team_id: UUID, messages: Iterator[Message]) -> list[PersistedEvent
     ]
 
 
+def _conversation(event: PersistedEvent) -> bool:
+    """An event of the agent's conversation (not its usage, not telemetry)."""
+    message = event.event
+    return isinstance(message, EventMessage) and isinstance(message.event, _CONVERSATION)
+
+
 def per_event_us(events: list[PersistedEvent], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -184,14 +208,18 @@ def main() -> None:
     }
     kept: dict[int, int] = {}
     kib: dict[int, float] = {}
+    conversation: dict[int, float] = {}
     for turns in (100, 1000, 5000):
         fold = CheckpointFold().extend(
             persisted(team_id, llm_stream(team_id, turns, args.compact_every))
         )
         kept[turns] = len(fold.kept)
         kib[turns] = round(len(fold.checkpoint(team_id).payload) / 1024, 1)
+        texts = [encode_event(e) for e in fold.kept if _conversation(e)]
+        conversation[turns] = round(sum(map(len, texts)) / 1024, 1)
     out["kept_events_after_turns"] = kept
     out["checkpoint_kib_after_turns"] = kib
+    out["conversation_kib_after_turns"] = conversation
     out["events"] = {"telemetry": len(telemetry), "llm": len(llm), "compacting": len(compacting)}
     out["loadavg"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out))
