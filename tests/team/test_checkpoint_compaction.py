@@ -28,7 +28,7 @@ from pydantic_ai.usage import RequestUsage
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.messages import SentMessage, UserMessage
 from akgentic.core.messages.message import Message
-from akgentic.core.messages.orchestrator import EventMessage
+from akgentic.core.messages.orchestrator import EventMessage, StopMessage
 from akgentic.llm.agent import ReactAgent
 from akgentic.llm.context import SUMMARY_PREFIX, ContextManager, system_prompt_hash
 from akgentic.llm.events import (
@@ -251,3 +251,14 @@ def test_checkpoints_written_into_a_compacting_log_are_pure() -> None:
         if checkpoint is not None:
             log.append(PersistedEvent(team_id=team_id, sequence=len(log) + 1, event=checkpoint))
     assert len(assert_checkpoints_pure(log, team_id)) >= 10
+
+
+def test_a_member_fired_after_compacting_leaves_nothing_of_its_conversation() -> None:
+    team_id = uuid4()
+    events, writer, other = _conversation_log(team_id)
+    stop = StopMessage().init(writer, team_id)
+    fired = PersistedEvent(team_id=team_id, sequence=len(events) + 1, event=stop)
+    kept = fold_log([*events, fired]).kept
+    own = [e.event for e in kept if e.event.sender is not None and e.event.sender == writer]
+    assert own == [stop]
+    assert any(e.event.sender == other for e in kept if isinstance(e.event, EventMessage))
