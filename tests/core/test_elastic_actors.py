@@ -13,7 +13,13 @@ from typing import Any, ClassVar
 import pykka
 import pytest
 
-from akgentic.core._pykka_seam import LINGER_ENV_VAR, SeamActor, _linger_from_env, actor_of
+from akgentic.core._pykka_seam import (
+    LINGER_ENV_VAR,
+    SeamActor,
+    _linger_from_env,
+    actor_of,
+    thread_of,
+)
 from akgentic.core.mailbox import Inbox
 from akgentic.testing import wait_until
 
@@ -75,6 +81,16 @@ def test_an_idle_actor_parks_and_a_message_brings_it_back(
     assert actor.seen == ["one", "two"]
     assert actor.starts == 1  # a restart is not a second on_start
     assert len(actor.threads) == 2  # thread names: an ident may be reused
+
+
+def test_a_parked_actor_owns_no_thread_ident(recorder: pykka.ActorRef[Recorder]) -> None:
+    # Thread idents are reused: a parked actor that kept its last one would pass
+    # the next thread given that ident for its own (a direct call, not a message).
+    inbox = _inbox(recorder)
+    assert recorder.ask("one", timeout=10) == "one"
+    wait_until(lambda: inbox.parked, timeout=10)
+    assert thread_of(recorder) is None
+    assert recorder.ask("two", timeout=10) == "two"  # and it still comes back
 
 
 def test_an_actor_without_linger_keeps_its_thread() -> None:
