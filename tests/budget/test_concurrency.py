@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from akgentic.llm.budget_events import BudgetCharged, BudgetExhausted
-from akgentic.llm.scripted_server import ScriptedLLMServer
+from akgentic.llm.scripted_server import ScriptedLLMServer, ScriptStep
 
 HAMMERS = 4
 CAP = 20
@@ -15,6 +17,22 @@ CAP = 20
 def test_parallel_members_never_overshoot_by_more_than_one_request_each(
     make_team: Callable[..., Any], llm: ScriptedLLMServer
 ) -> None:
+    # Each member's first request is answered only once all of them are in flight: on a
+    # loaded machine one member could otherwise spend the whole budget before the last
+    # one asked (the overshoot bound is about requests in flight together).
+    together = threading.Barrier(HAMMERS, timeout=60)
+    rules = llm.fallback
+    assert callable(rules)
+
+    def first_requests_together(body: dict[str, Any]) -> ScriptStep | str:
+        messages = body.get("messages") or []
+        first = not any(m.get("role") == "tool" for m in messages)
+        if first and messages and "hammer" in json.dumps(messages[-1]):
+            together.wait()
+        step: ScriptStep | str = rules(body)
+        return step
+
+    llm.fallback = first_requests_together
     team = make_team(f"requests: {CAP}", hammers=HAMMERS)
     names = [f"@Hammer_{i}" for i in range(HAMMERS)]
     for name in names:

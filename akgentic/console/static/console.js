@@ -409,9 +409,15 @@ class TeamPage {
 
   question(q) {
     const answer = el("textarea", { rows: 2, "data-testid": "answer-text" });
+    // What was typed is kept by question id: a refresh that briefly lists the question
+    // without its node (a resume, a reconnect) draws a new box holding the same draft.
+    this.drafts = this.drafts || new Map();
+    answer.value = this.drafts.get(q.id) || "";
+    answer.addEventListener("input", () => this.drafts.set(q.id, answer.value));
     const submit = attempt(async () => {
       if (!answer.value.trim()) throw new Error("type an answer first");
       await api("POST", `/api/teams/${this.id}/questions/${q.id}/answer`, { text: answer.value });
+      this.drafts.delete(q.id);
       await this.refreshSide();
     });
     return el("div", { class: "question", "data-testid": "question" },
