@@ -48,7 +48,6 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from akgentic.core.actor_address import ActorAddressProxy
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages import ClosedNotification, SentMessage, UserMessage
 from akgentic.core.messages.message import Message
@@ -64,7 +63,7 @@ from akgentic.llm.events import (
 from akgentic.team.checkpoint import CheckpointFold
 from akgentic.team.models import PersistedEvent
 from akgentic.team.stores.codec import encode_event
-from akgentic.testing.event_store_checkpoint import stream_messages
+from akgentic.testing.event_store_checkpoint import stream_messages, team_address
 
 _CONVERSATION = (
     LlmMessageEvent,
@@ -73,21 +72,6 @@ _CONVERSATION = (
     ToolCallEvent,
     ToolReturnEvent,
 )
-
-
-def _address(team_id: UUID, name: str, actor_type: str) -> ActorAddressProxy:
-    return ActorAddressProxy(
-        {
-            "__actor_address__": True,
-            "__actor_type__": actor_type,
-            "agent_id": str(uuid4()),
-            "name": name,
-            "role": name.strip("@"),
-            "team_id": str(team_id),
-            "squad_id": "",
-            "is_user_proxy": False,
-        }
-    )
 
 
 class _Collect:
@@ -100,8 +84,8 @@ class _Collect:
 
 def llm_stream(team_id: UUID, turns: int, compact_every: int = 0) -> Iterator[Message]:
     """An agent's start, then ``turns`` tool-using turns; compactions keep the last turn."""
-    orchestrator = _address(team_id, "@Orchestrator", "akgentic.core.orchestrator.Orchestrator")
-    agent = _address(team_id, "@Writer", "akgentic.agent.BaseAgent")
+    orchestrator = team_address(team_id, "@Orchestrator", "akgentic.core.orchestrator.Orchestrator")
+    agent = team_address(team_id, "@Writer", "akgentic.agent.BaseAgent")
     yield StartMessage(config=BaseConfig(name="@Orchestrator", role="Orchestrator")).init(
         orchestrator, team_id
     )

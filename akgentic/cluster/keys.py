@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from uuid import UUID, uuid5
 
 from akgentic.core.messages.orchestrator import SentMessage
-from akgentic.team.models import PersistedEvent
+from akgentic.team.models import PersistedEvent, is_inbound_id
 
 __all__ = ["KEY_NAMESPACE", "inbound_id", "inbound_ids", "is_inbound_id"]
 
@@ -23,11 +23,6 @@ KEY_NAMESPACE = UUID("6f1d3c0e-8a4b-5c2d-9e7f-a1b2c3d4e5f6")
 def inbound_id(team_id: UUID, key: str) -> UUID:
     """The message id of the inbound message with ``key`` for ``team_id``."""
     return uuid5(KEY_NAMESPACE, f"{team_id}:{key}")
-
-
-def is_inbound_id(message_id: UUID) -> bool:
-    """Whether an id may be an inbound message's (a version 5 UUID)."""
-    return message_id.version == 5
 
 
 def inbound_ids(events: Iterable[PersistedEvent]) -> dict[UUID, int]:

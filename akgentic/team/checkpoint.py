@@ -60,7 +60,7 @@ from akgentic.core.messages.orchestrator import (
 from akgentic.core.messages.types import TeamStoppingEvent
 from akgentic.core.utils.serializer import shared_addresses
 from akgentic.team.messages import TeamCheckpoint
-from akgentic.team.models import PersistedEvent
+from akgentic.team.models import PersistedEvent, is_inbound_id
 from akgentic.team.store import EventStore, load_events_page
 from akgentic.team.stores.codec import decode_event, encode_event, loads
 
@@ -185,7 +185,7 @@ class CheckpointFold:
         if kind == _SENT:
             self.since += 1
             sent_id = message.message.id  # type: ignore[attr-defined]
-            if sent_id.version == 5 and sent_id not in self.inbound:
+            if is_inbound_id(sent_id) and sent_id not in self.inbound:
                 self.inbound[sent_id] = event.sequence
                 self._inbound_text.append(f"{sent_id.hex}:{event.sequence}")
             return

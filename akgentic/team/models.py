@@ -42,6 +42,7 @@ __all__ = [
     "Process",
     "TeamOwner",
     "TeamStatus",
+    "is_inbound_id",
     "utc_now",
     "validate_metadata",
 ]
@@ -50,6 +51,15 @@ __all__ = [
 def utc_now() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(UTC)
+
+
+def is_inbound_id(message_id: UUID) -> bool:
+    """Whether a message id may be an inbound message's: name-based (UUID version 5).
+
+    A runtime derives an inbound message's id from its idempotency key
+    (:func:`akgentic.cluster.keys.inbound_id`); the checkpoint fold keeps these ids.
+    """
+    return message_id.version == 5
 
 
 class TeamStatus(StrEnum):

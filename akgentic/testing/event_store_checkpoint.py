@@ -60,14 +60,16 @@ __all__ = [
     "checkpoint_child",
     "checkpoint_messages",
     "stream_messages",
+    "team_address",
 ]
 
 _ORCHESTRATOR = "akgentic.core.orchestrator.Orchestrator"
 
 
-def _address(
+def team_address(
     team_id: UUID, name: str, actor_type: str = "akgentic.core.agent.Akgent"
 ) -> ActorAddressProxy:
+    """A stored actor address of a member ``name`` of ``team_id`` (a fresh agent id)."""
     return ActorAddressProxy(
         {
             "__actor_address__": True,
@@ -90,9 +92,9 @@ def stream_messages(
     A ``@Helper`` member is fired (its ``StopMessage``) at round ``fire_at``,
     so the fold drops its history from then on.
     """
-    orchestrator = _address(team_id, "@Orchestrator", _ORCHESTRATOR)
-    worker = _address(team_id, "@Worker")
-    helper = _address(team_id, "@Helper")
+    orchestrator = team_address(team_id, "@Orchestrator", _ORCHESTRATOR)
+    worker = team_address(team_id, "@Worker")
+    helper = team_address(team_id, "@Helper")
     yield StartMessage(config=BaseConfig(name="@Orchestrator", role="Orchestrator")).init(
         orchestrator, team_id
     )
